@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Share options and their parsers (see fs_options.h). */
+#include "fs/fs_options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fs_options_default(struct fs_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->cache = FS_CACHE_AUTO;
+	o->msize = P9_MSIZE_DEFAULT;
+}
+
+static const char *const cache_names[] = {
+	[FS_CACHE_NEVER] = "never",
+	[FS_CACHE_AUTO] = "auto",
+	[FS_CACHE_ALWAYS] = "always",
+};
+
+int fs_parse_cache(const char *s, enum fs_cache *out)
+{
+	for (unsigned i = 0; i < sizeof(cache_names) / sizeof(cache_names[0]); i++) {
+		if (strcmp(s, cache_names[i]) == 0) {
+			*out = (enum fs_cache)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *fs_cache_name(enum fs_cache c)
+{
+	return cache_names[c];
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned shift = 0;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default:
+		return -EINVAL;
+	}
+	/* Accept "512M", "512MB", "512MiB". */
+	if (shift && (strcmp(end, "") == 0 || strcmp(end, "B") == 0 ||
+		      strcmp(end, "iB") == 0))
+		end += strlen(end);
+	if (*end != '\0')
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int fs_options_parse_word(struct fs_options *o, const char *word, bool is_9p,
+			  const char **why)
+{
+	const char *eq = strchr(word, '=');
+	size_t klen = eq ? (size_t)(eq - word) : strlen(word);
+	const char *val = eq ? eq + 1 : NULL;
+	uint64_t n;
+
+#define KEY(k) (klen == strlen(k) && strncmp(word, k, klen) == 0)
+	if (KEY("readonly") && !val) {
+		o->readonly = true;
+		return 0;
+	}
+	if (!is_9p && KEY("xattr") && !val) {
+		o->xattr = true;
+		return 0;
+	}
+	if (!is_9p && KEY("writeback") && !val) {
+		o->writeback = true;
+		return 0;
+	}
+	if (!is_9p && KEY("cache") && val) {
+		if (fs_parse_cache(val, &o->cache) == 0)
+			return 0;
+		*why = "cache must be never, auto or always";
+		return -EINVAL;
+	}
+	if (!is_9p && KEY("dax") && val) {
+		/* The window is mapped in whole pages of a 2 MiB-aligned slot. */
+		if (parse_size(val, &n) == 0 && n > 0 && n % (2u << 20) == 0 &&
+		    n <= (64ull << 30)) {
+			o->dax_size = n;
+			return 0;
+		}
+		*why = "dax= must be a size, a multiple of 2M, at most 64G";
+		return -EINVAL;
+	}
+	if (is_9p && KEY("msize") && val) {
+		if (parse_size(val, &n) == 0 && n >= P9_MSIZE_MIN && n <= P9_MSIZE_MAX) {
+			o->msize = (uint32_t)n;
+			return 0;
+		}
+		*why = "msize must be between 4096 and 16M";
+		return -EINVAL;
+	}
+#undef KEY
+	*why = "unknown share option";
+	return -EINVAL;
+}

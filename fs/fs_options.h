@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Options of a shared directory, common to every front end of the FUSE
+ * server (`run --fs TAG=DIR,opts`, `fuse-mount`, `vhost-user-fs`) and of the
+ * 9p server (`run --9p TAG=DIR,opts`, `9p-serve`).
+ */
+#ifndef STAINLESS_FS_FS_OPTIONS_H
+#define STAINLESS_FS_FS_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum fs_cache { FS_CACHE_NEVER, FS_CACHE_AUTO, FS_CACHE_ALWAYS };
+
+struct fs_options {
+	enum fs_cache cache;
+	bool readonly;
+	bool xattr;
+	bool writeback;
+	uint64_t dax_size;   /* virtio-fs DAX window bytes, 0 = none */
+	uint32_t msize;      /* 9p: largest message offered, 0 = default */
+};
+
+#define P9_MSIZE_DEFAULT (512u * 1024)
+#define P9_MSIZE_MIN     4096u
+#define P9_MSIZE_MAX     (16u * 1024 * 1024)
+
+void fs_options_default(struct fs_options *o);
+int fs_parse_cache(const char *s, enum fs_cache *out);
+const char *fs_cache_name(enum fs_cache c);
+
+/*
+ * Parse a size such as "512M", "1G", "4096", "64k" (binary units).
+ * Returns 0 or -EINVAL on garbage, -ERANGE on overflow.
+ */
+int parse_size(const char *s, uint64_t *out);
+
+/*
+ * Parse one comma-separated option word of a share spec ("cache=auto",
+ * "readonly", "dax=1G", "msize=524288", "xattr", "writeback") into o.
+ * is_9p selects which words are allowed. On error returns -EINVAL and
+ * points *why at a short reason for the user.
+ */
+int fs_options_parse_word(struct fs_options *o, const char *word, bool is_9p,
+			  const char **why);
+
+#endif

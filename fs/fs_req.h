@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The contract between a transport and a protocol server (FUSE or 9p).
+ *
+ * A transport (a virtqueue worker, a vhost-user backend, /dev/fuse, a
+ * socket) hands the server one request at a time as iovecs: `in` holds the
+ * request bytes, `out` the space for the reply. Servers never know which
+ * transport they serve. They copy headers out of `in` before parsing them
+ * (for a guest, `in` is memory the guest can change under us).
+ *
+ * A server's handle function returns the reply length (>= 0), written into
+ * `out`, or FS_REQ_DEFERRED when it keeps the request and will finish it
+ * later through the transport's completion callback (a blocking lock that
+ * must wait, an io_uring read that went async). A deferred request may be
+ * completed from another thread; the transport's callback must allow that.
+ */
+#ifndef STAINLESS_FS_FS_REQ_H
+#define STAINLESS_FS_FS_REQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#define FS_REQ_DEFERRED (-1)
+
+struct fs_req {
+	const struct iovec *in;
+	unsigned nin;
+	const struct iovec *out;
+	unsigned nout;
+	void *cookie; /* the transport's; handed back on completion */
+};
+
+/* Finishes a deferred request: reply_len bytes were written into req->out. */
+typedef void fs_complete_fn(void *ctx, struct fs_req *req, uint32_t reply_len);
+
+/*
+ * Optional asynchronous I/O offered by a transport that owns an io_uring.
+ * submit_rw() queues a readv/writev and returns 0, after which done(arg,
+ * result) runs later on the transport's thread; or it returns -errno and
+ * the server does the I/O itself. A server tries the cheap synchronous path
+ * first (preadv2 with RWF_NOWAIT) and only submits what would block.
+ */
+typedef void fs_io_done_fn(void *arg, int result);
+
+struct fs_async_ops {
+	int (*submit_rw)(void *ctx, bool is_write, int fd,
+			 const struct iovec *iov, unsigned iovcnt,
+			 uint64_t offset, fs_io_done_fn *done, void *arg);
+};
+
+struct fs_transport {
+	fs_complete_fn *complete;
+	const struct fs_async_ops *async; /* NULL: no async I/O offered */
+	void *ctx;
+};
+
+#endif

@@ -1,0 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# vmm/: the composition root (vmm/main.c is linked only into the binary).
+LIB_SRCS += vmm/cli.c vmm/vm.c
+UNIT_TESTS +=

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `stainless run` argument parsing (see cli.h). */
+#include "vmm/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_run_usage(FILE *f)
+{
+	fputs("usage: stainless run --kernel PATH [--initrd PATH] [--cmdline STR]\n"
+	      "         [--mem SIZE] [--cpus N] [--console stdio|none|PATH]\n"
+	      "         [--fs TAG=DIR[,cache=never|auto|always][,dax=SIZE][,readonly][,xattr][,writeback]]...\n"
+	      "         [--9p TAG=DIR[,msize=BYTES][,readonly]]... [--rng] [--no-sandbox]\n", f);
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
+		       char *err, size_t errlen)
+{
+	const char *opt = is_9p ? "--9p" : "--fs";
+	struct vm_share *sh;
+	char *spec, *eq, *word, *save;
+
+	if (cfg->nr_shares >= VM_MAX_SHARES)
+		return fail(err, errlen, "too many shares (at most %d)", VM_MAX_SHARES);
+	if (strlen(arg) >= sizeof(cfg->share_specs[0]))
+		return fail(err, errlen, "%s: argument too long", opt);
+	spec = cfg->share_specs[cfg->nr_shares];
+	strcpy(spec, arg);
+	sh = &cfg->shares[cfg->nr_shares];
+	memset(sh, 0, sizeof(*sh));
+	sh->is_9p = is_9p;
+	fs_options_default(&sh->opts);
+
+	eq = strchr(spec, '=');
+	if (!eq || eq == spec)
+		return fail(err, errlen, "%s %s: expected TAG=DIR[,options]", opt, arg);
+	*eq = '\0';
+	if (strlen(spec) > VM_TAG_MAX)
+		return fail(err, errlen, "%s: tag '%s' longer than %d bytes", opt, spec, VM_TAG_MAX);
+	strcpy(sh->tag, spec);
+	for (unsigned i = 0; i < cfg->nr_shares; i++)
+		if (strcmp(cfg->shares[i].tag, sh->tag) == 0)
+			return fail(err, errlen, "%s: duplicate tag '%s'", opt, sh->tag);
+
+	/* DIR runs to the first comma; a directory with a comma in its name
+	 * can be reached through a symlink. */
+	sh->dir = strtok_r(eq + 1, ",", &save);
+	if (!sh->dir || !*sh->dir || eq[1] == ',')
+		return fail(err, errlen, "%s %s: missing directory", opt, arg);
+	while ((word = strtok_r(NULL, ",", &save))) {
+		const char *why = "";
+
+		if (fs_options_parse_word(&sh->opts, word, is_9p, &why) < 0)
+			return fail(err, errlen, "%s %s: '%s': %s", opt, sh->tag, word, why);
+	}
+	cfg->nr_shares++;
+	return 0;
+}
+
+enum { OPT_NO_SANDBOX = 256, OPT_9P, OPT_RNG };
+
+int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
+		  char *err, size_t errlen)
+{
+	static const struct option opts[] = {
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "cmdline", required_argument, NULL, 'c' },
+		{ "mem", required_argument, NULL, 'm' },
+		{ "cpus", required_argument, NULL, 'n' },
+		{ "console", required_argument, NULL, 'C' },
+		{ "fs", required_argument, NULL, 'f' },
+		{ "9p", required_argument, NULL, OPT_9P },
+		{ "rng", no_argument, NULL, OPT_RNG },
+		{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c, rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mem = VM_MEM_DEFAULT;
+	cfg->cpus = 1;
+	cfg->console = CONSOLE_STDIO;
+	cfg->cmdline = "";
+
+	optind = 0; /* full re-initialisation: tests parse many times */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			cfg->kernel = optarg;
+			break;
+		case 'i':
+			cfg->initrd = optarg;
+			break;
+		case 'c':
+			cfg->cmdline = optarg;
+			break;
+		case 'm':
+			rc = parse_size(optarg, &cfg->mem);
+			/* A bare number means MiB, as with QEMU's -m. */
+			if (rc == 0 && strspn(optarg, "0123456789") == strlen(optarg))
+				cfg->mem = cfg->mem > (VM_MEM_MAX >> 20) ? UINT64_MAX : cfg->mem << 20;
+			if (rc < 0)
+				return fail(err, errlen, "--mem '%s': not a size (try 512M or 2G)", optarg);
+			if (cfg->mem < VM_MEM_MIN)
+				return fail(err, errlen, "--mem '%s': too small (at least 32M)", optarg);
+			if (cfg->mem > VM_MEM_MAX)
+				return fail(err, errlen, "--mem '%s': too large (at most 1T)", optarg);
+			if (cfg->mem % 4096)
+				return fail(err, errlen, "--mem '%s': not a multiple of 4K", optarg);
+			break;
+		case 'n': {
+			char *end;
+			long n;
+
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || n < 1 || n > VM_CPUS_MAX)
+				return fail(err, errlen, "--cpus '%s': must be a number from 1 to %d",
+					    optarg, VM_CPUS_MAX);
+			cfg->cpus = (unsigned)n;
+			break;
+		}
+		case 'C':
+			if (strcmp(optarg, "stdio") == 0) {
+				cfg->console = CONSOLE_STDIO;
+			} else if (strcmp(optarg, "none") == 0) {
+				cfg->console = CONSOLE_NONE;
+			} else if (*optarg) {
+				cfg->console = CONSOLE_FILE;
+				cfg->console_path = optarg;
+			} else {
+				return fail(err, errlen, "--console: expected stdio, none or a file path");
+			}
+			break;
+		case 'f':
+		case OPT_9P:
+			rc = parse_share(cfg, optarg, c == OPT_9P, err, errlen);
+			if (rc < 0)
+				return rc;
+			break;
+		case OPT_RNG:
+			cfg->rng = true;
+			break;
+		case OPT_NO_SANDBOX:
+			cfg->no_sandbox = true;
+			break;
+		case 'h':
+			cli_run_usage(stdout);
+			return 1;
+		case ':':
+			return fail(err, errlen, "%s needs an argument", argv[optind - 1]);
+		default:
+			return fail(err, errlen, "unknown option '%s' (see stainless run --help)",
+				    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+	if (!cfg->kernel)
+		return fail(err, errlen, "--kernel PATH is required");
+	return 0;
+}

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* stainless: subcommand dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "fs/fuse_mount.h"
+#include "fs/p9_serve.h"
+#include "vmm/vm.h"
+
+static void usage(FILE *f)
+{
+	fputs("stainless " STAINLESS_VERSION " - a KVM microVM monitor with fast host-folder shares\n"
+	      "\n"
+	      "usage:\n"
+	      "  stainless run --kernel PATH [--initrd PATH] [--cmdline STR] [--mem 512M] [--cpus N]\n"
+	      "                [--fs TAG=DIR[,cache=never|auto|always][,dax=SIZE][,readonly][,xattr]]...\n"
+	      "                [--9p TAG=DIR[,msize=BYTES][,readonly]]...\n"
+	      "                [--console stdio|none|PATH] [--rng] [--no-sandbox]\n"
+	      "  stainless vhost-user-fs --socket PATH --shared-dir DIR [FS OPTIONS]\n"
+	      "  stainless fuse-mount DIR MOUNTPOINT [FS OPTIONS]\n"
+	      "  stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly]\n"
+	      "    FS OPTIONS: [--cache never|auto|always] [--readonly] [--xattr] [--writeback]\n"
+	      "  stainless --help | --version\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+		printf("stainless %s\n", STAINLESS_VERSION);
+		return 0;
+	}
+	if (strcmp(cmd, "run") == 0)
+		return vm_run_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "fuse-mount") == 0)
+		return fuse_mount_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "9p-serve") == 0)
+		return p9_serve_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "vhost-user-fs") == 0) {
+		fprintf(stderr, "stainless: vhost-user-fs: not implemented yet\n");
+		return 2;
+	}
+	fprintf(stderr, "stainless: unknown command '%s' (try stainless --help)\n", cmd);
+	return 2;
+}
