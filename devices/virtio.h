@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What a virtio device is, apart from any transport.
+ *
+ * A device is a `struct virtio_dev` embedded in the device's own state and
+ * described by a `static const struct virtio_dev_ops` table: its ID, its
+ * features, its config space, how many queues it has and how large they may
+ * be, the handler that answers one request, and its shared-memory regions.
+ * A transport (mmio/virtio_mmio.c, later vhost-user) owns the register file
+ * and the status state machine and drives the device only through this
+ * table; the device reaches back to its transport only through the
+ * `struct virtio_notify` callbacks it is handed (dependencies point down:
+ * mmio -> devices -> fs).
+ *
+ * Requests use the fs/ contract (fs/fs_req.h): `in` is what the guest wrote
+ * (device-readable descriptors), `out` the space for the reply
+ * (device-writable descriptors). A handler returns the reply length, or
+ * FS_REQ_DEFERRED after which it finishes the request later through the
+ * `struct fs_transport` it was given (from any thread).
+ */
+#ifndef STAINLESS_DEVICES_VIRTIO_H
+#define STAINLESS_DEVICES_VIRTIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fs/fs_req.h"
+
+/* Feature bits the transport and the queue core handle themselves. */
+#define VIRTIO_BIT(n)          (1ULL << (n))
+#define VIRTIO_FEAT_INDIRECT   VIRTIO_BIT(28)  /* VIRTIO_F_INDIRECT_DESC */
+#define VIRTIO_FEAT_EVENT_IDX  VIRTIO_BIT(29)  /* VIRTIO_F_EVENT_IDX */
+#define VIRTIO_FEAT_VERSION_1  VIRTIO_BIT(32)  /* VIRTIO_F_VERSION_1 */
+#define VIRTIO_TRANSPORT_FEATURES \
+	(VIRTIO_FEAT_INDIRECT | VIRTIO_FEAT_EVENT_IDX | VIRTIO_FEAT_VERSION_1)
+
+/* Device status bits (virtio 1.x section 2.1). */
+#define VIRTIO_STATUS_ACKNOWLEDGE  0x01
+#define VIRTIO_STATUS_DRIVER       0x02
+#define VIRTIO_STATUS_DRIVER_OK    0x04
+#define VIRTIO_STATUS_FEATURES_OK  0x08
+#define VIRTIO_STATUS_NEEDS_RESET  0x40
+#define VIRTIO_STATUS_FAILED       0x80
+
+#define VIRTIO_MAX_QUEUES    16
+#define VIRTIO_MAX_SHM        4
+/* Largest queue any device may offer; bounds per-queue allocations. */
+#define VIRTIO_QUEUE_SIZE_MAX 1024
+
+#define VIRTIO_ID_RNG 4
+#define VIRTIO_ID_9P  9
+#define VIRTIO_ID_FS  26
+
+struct virtio_dev;
+
+/*
+ * Answer one request on queue `q`. Returns the number of bytes written into
+ * req->out (clamped to its size by the caller), or FS_REQ_DEFERRED to keep
+ * the request and finish it with t->complete(t->ctx, req, len) later.
+ * req and its iovecs stay valid until then. Runs on the queue's worker.
+ */
+typedef int virtio_handle_fn(struct virtio_dev *dev, unsigned q,
+			     struct fs_req *req, const struct fs_transport *t);
+
+struct virtio_dev_ops {
+	const char *name;
+	uint32_t device_id;
+	uint64_t features;        /* device-specific bits; transport adds its own */
+	unsigned num_queues;      /* <= VIRTIO_MAX_QUEUES */
+	uint16_t queue_size_max;  /* power of two, <= VIRTIO_QUEUE_SIZE_MAX */
+	uint32_t config_size;     /* bytes of device config space */
+	/* Config space, offset and size already checked against config_size.
+	 * NULL readers read zeros; NULL writers ignore writes. */
+	void (*config_read)(struct virtio_dev *dev, uint32_t off, void *data,
+			    unsigned size);
+	void (*config_write)(struct virtio_dev *dev, uint32_t off,
+			     const void *data, unsigned size);
+	/* Called once at DRIVER_OK with the negotiated features; -errno fails
+	 * the device (status NEEDS_RESET). May be NULL. */
+	int (*activate)(struct virtio_dev *dev, uint64_t features);
+	virtio_handle_fn *handle;
+	/* The driver reset the device: workers are already stopped. */
+	void (*reset)(struct virtio_dev *dev);
+	void (*destroy)(struct virtio_dev *dev);
+};
+
+/* A shared-memory region (virtio 1.2 section 2.10): DAX windows. The
+ * device sets id and len; the VMM places it at a guest-physical base. */
+struct virtio_shm {
+	uint8_t id;
+	uint64_t len;
+	uint64_t base;
+};
+
+struct virtio_dev {
+	const struct virtio_dev_ops *ops;
+	unsigned nr_shm;
+	struct virtio_shm shm[VIRTIO_MAX_SHM];
+};
+
+/*
+ * How the queue core and the workers reach the transport. Both callbacks
+ * may be called from a worker thread while a vCPU thread is inside the
+ * transport; the transport keeps the state they touch atomic.
+ */
+struct virtio_notify {
+	/* Used buffers were published on queue q: interrupt the guest. */
+	void (*vring_irq)(void *ctx, unsigned q);
+	/* The guest broke queue q: set DEVICE_NEEDS_RESET and raise a
+	 * config-change interrupt. `why` is one short line for the log. */
+	void (*needs_reset)(void *ctx, unsigned q, const char *why);
+	void *ctx;
+};
+
+/* One line to stderr, prefixed with the device name; rate-limited so a
+ * hostile guest cannot flood the log. */
+void virtio_log(const char *dev, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static inline void virtio_dev_destroy(struct virtio_dev *dev)
+{
+	if (dev && dev->ops->destroy)
+		dev->ops->destroy(dev);
+}
+
+#endif

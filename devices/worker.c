@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Per-virtqueue io_uring worker (see worker.h). */
+#include "devices/worker.h"
+
+#include <errno.h>
+#include <liburing.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* user_data tags for the three eventfd reads; async ops carry a pointer,
+ * which is never this small. */
+enum { TAG_KICK = 1, TAG_STOP = 2, TAG_WAKE = 3 };
+
+/* One per descriptor head: a head is in flight at most once (vq.c). */
+struct wslot {
+	struct fs_req req;
+	struct iovec *iov;          /* size entries reserved in iov_pool */
+	struct wslot *next;         /* on the completed stack */
+	uint32_t reply_len;
+	uint32_t out_len;
+	uint16_t head;
+};
+
+struct wop {
+	fs_io_done_fn *done;
+	void *arg;
+	struct wop *next;           /* free list */
+};
+
+struct worker {
+	struct virtio_dev *dev;
+	unsigned q;
+	struct vq *vq;
+	uint16_t size;
+	int kick_fd, stop_fd, wake_fd;
+	struct io_uring ring;
+	pthread_t thread;
+	pthread_t self;             /* set by the thread itself */
+	struct wslot *slots;
+	struct iovec *iov_pool;
+	struct iovec *scratch;
+	struct wop *ops, *free_ops;
+	unsigned nr_ops, ops_inflight;
+	uint64_t kick_buf, stop_buf, wake_buf;
+	bool stopping;
+	/* Touched by other threads: */
+	_Atomic(struct wslot *) done;  /* completed deferred requests */
+	atomic_int refs;               /* 1 for the owner + 1 per deferred */
+	atomic_bool thread_gone;
+	struct fs_transport t;
+};
+
+static void worker_free(struct worker *w)
+{
+	if (w->wake_fd >= 0)
+		close(w->wake_fd);
+	free(w->ops);
+	free(w->scratch);
+	free(w->iov_pool);
+	free(w->slots);
+	free(w);
+}
+
+static void worker_put(struct worker *w)
+{
+	if (atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) == 1)
+		worker_free(w);
+}
+
+/* fs_transport.complete: any thread. Lock-free push, then a wake-up
+ * unless we are the worker itself (it reaps before it sleeps). */
+static void worker_complete(void *ctx, struct fs_req *req, uint32_t len)
+{
+	struct worker *w = ctx;
+	struct wslot *s = req->cookie;
+	struct wslot *old = atomic_load_explicit(&w->done, memory_order_relaxed);
+
+	s->reply_len = len;
+	do {
+		s->next = old;
+	} while (!atomic_compare_exchange_weak_explicit(&w->done, &old, s,
+			memory_order_release, memory_order_relaxed));
+	if (atomic_load_explicit(&w->thread_gone, memory_order_acquire) ||
+	    !pthread_equal(pthread_self(), w->self))
+		eventfd_write(w->wake_fd, 1);
+	worker_put(w);
+}
+
+static struct io_uring_sqe *get_sqe(struct worker *w)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+
+	if (!sqe) {
+		/* SQ full of unsubmitted entries: hand them to the kernel. */
+		io_uring_submit(&w->ring);
+		sqe = io_uring_get_sqe(&w->ring);
+	}
+	return sqe;
+}
+
+static int worker_submit_rw(void *ctx, bool is_write, int fd,
+			    const struct iovec *iov, unsigned iovcnt,
+			    uint64_t offset, fs_io_done_fn *done, void *arg)
+{
+	struct worker *w = ctx;
+	struct io_uring_sqe *sqe;
+	struct wop *op;
+
+	if (!pthread_equal(pthread_self(), w->self) || w->stopping)
+		return -EPERM;
+	op = w->free_ops;
+	if (!op)
+		return -EBUSY; /* the server falls back to synchronous I/O */
+	sqe = get_sqe(w);
+	if (!sqe)
+		return -EBUSY;
+	w->free_ops = op->next;
+	op->done = done;
+	op->arg = arg;
+	if (is_write)
+		io_uring_prep_writev(sqe, fd, iov, iovcnt, offset);
+	else
+		io_uring_prep_readv(sqe, fd, iov, iovcnt, offset);
+	io_uring_sqe_set_data(sqe, op);
+	w->ops_inflight++;
+	return 0;
+}
+
+static const struct fs_async_ops worker_async = {
+	.submit_rw = worker_submit_rw,
+};
+
+static void arm_read(struct worker *w, int fd, uint64_t *buf, uintptr_t tag)
+{
+	struct io_uring_sqe *sqe = get_sqe(w);
+
+	/* The SQ always has room for these three: it is sized for them plus
+	 * every async op. */
+	io_uring_prep_read(sqe, fd, buf, sizeof(*buf), 0);
+	io_uring_sqe_set_data(sqe, (void *)tag);
+}
+
+static void finish(struct worker *w, struct wslot *s, uint32_t len)
+{
+	/* A device cannot claim it wrote more than the guest gave it. */
+	if (len > s->out_len)
+		len = s->out_len;
+	vq_push(w->vq, s->head, len);
+}
+
+/* Publish deferred completions in the order they completed. */
+static void reap_done(struct worker *w)
+{
+	struct wslot *s = atomic_exchange_explicit(&w->done, NULL,
+						   memory_order_acquire);
+	struct wslot *rev = NULL;
+
+	while (s) {
+		struct wslot *next = s->next;
+
+		s->next = rev;
+		rev = s;
+		s = next;
+	}
+	for (s = rev; s; s = s->next)
+		finish(w, s, s->reply_len);
+}
+
+static void drain(struct worker *w)
+{
+	struct vq_chain c = { .iov = w->scratch };
+
+	while (vq_pop(w->vq, &c) > 0) {
+		struct wslot *s = &w->slots[c.head];
+		int rc;
+
+		memcpy(s->iov, c.iov, (c.nin + c.nout) * sizeof(*c.iov));
+		s->head = c.head;
+		s->out_len = c.out_len;
+		s->req = (struct fs_req){
+			.in = s->iov, .nin = c.nin,
+			.out = s->iov + c.nin, .nout = c.nout,
+			.cookie = s,
+		};
+		/* Counted before the call: the handler may complete it on
+		 * another thread before it even returns. */
+		atomic_fetch_add_explicit(&w->refs, 1, memory_order_relaxed);
+		rc = w->dev->ops->handle(w->dev, w->q, &s->req, &w->t);
+		if (rc == FS_REQ_DEFERRED)
+			continue;
+		atomic_fetch_sub_explicit(&w->refs, 1, memory_order_relaxed);
+		finish(w, s, rc > 0 ? (uint32_t)rc : 0);
+	}
+}
+
+static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
+{
+	uintptr_t tag = (uintptr_t)io_uring_cqe_get_data(cqe);
+	struct wop *op;
+
+	switch (tag) {
+	case TAG_KICK:
+		if (!w->stopping)
+			arm_read(w, w->kick_fd, &w->kick_buf, TAG_KICK);
+		return;
+	case TAG_WAKE:
+		if (!w->stopping)
+			arm_read(w, w->wake_fd, &w->wake_buf, TAG_WAKE);
+		return;
+	case TAG_STOP:
+		w->stopping = true;
+		return;
+	}
+	op = (struct wop *)tag;
+	w->ops_inflight--;
+	op->done(op->arg, cqe->res);
+	op->next = w->free_ops;
+	w->free_ops = op;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct io_uring_cqe *cqe;
+	unsigned head, n;
+
+	w->self = pthread_self();
+	arm_read(w, w->kick_fd, &w->kick_buf, TAG_KICK);
+	arm_read(w, w->stop_fd, &w->stop_buf, TAG_STOP);
+	arm_read(w, w->wake_fd, &w->wake_buf, TAG_WAKE);
+	for (;;) {
+		bool again;
+
+		if (!w->stopping)
+			drain(w);
+		reap_done(w);
+		vq_flush(w->vq);
+		if (w->stopping && w->ops_inflight == 0)
+			break;
+		/* Kicks that raced with the drain are seen here, not lost. */
+		again = !w->stopping && vq_arm_notify(w->vq);
+		io_uring_submit_and_wait(&w->ring, again ? 0 : 1);
+		n = 0;
+		io_uring_for_each_cqe(&w->ring, head, cqe) {
+			handle_cqe(w, cqe);
+			n++;
+		}
+		io_uring_cq_advance(&w->ring, n);
+	}
+	return NULL;
+}
+
+/* Only the opcodes this worker issues; anything else fails -EACCES. */
+static int restrict_ring(struct io_uring *ring)
+{
+	static const uint8_t ops[] = { IORING_OP_READ, IORING_OP_READV,
+				       IORING_OP_WRITEV };
+	struct io_uring_restriction res[sizeof(ops)];
+
+	memset(res, 0, sizeof(res));
+	for (unsigned i = 0; i < sizeof(ops); i++) {
+		res[i].opcode = IORING_RESTRICTION_SQE_OP;
+		res[i].sqe_op = ops[i];
+	}
+	/* liburing 2.3 declares but does not export these two wrappers. */
+	if (syscall(__NR_io_uring_register, ring->ring_fd,
+		    IORING_REGISTER_RESTRICTIONS, res, sizeof(ops)) < 0)
+		return -errno;
+	if (syscall(__NR_io_uring_register, ring->ring_fd,
+		    IORING_REGISTER_ENABLE_RINGS, NULL, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+static int worker_alloc(struct worker *w, uint16_t size)
+{
+	w->slots = calloc(size, sizeof(*w->slots));
+	/* size*size iovecs: a chain holds at most `size` buffers. Only the
+	 * pages of slots in use are ever touched. */
+	w->iov_pool = calloc((size_t)size * size, sizeof(*w->iov_pool));
+	w->scratch = calloc(size, sizeof(*w->scratch));
+	w->nr_ops = 2u * size;
+	w->ops = calloc(w->nr_ops, sizeof(*w->ops));
+	if (!w->slots || !w->iov_pool || !w->scratch || !w->ops)
+		return -ENOMEM;
+	for (unsigned i = 0; i < size; i++)
+		w->slots[i].iov = w->iov_pool + (size_t)i * size;
+	for (unsigned i = 0; i < w->nr_ops; i++) {
+		w->ops[i].next = w->free_ops;
+		w->free_ops = &w->ops[i];
+	}
+	return 0;
+}
+
+int worker_start(struct worker **out, const struct worker_config *cfg)
+{
+	struct worker *w;
+	int rc;
+
+	*out = NULL;
+	if (!cfg->dev || !cfg->dev->ops->handle || !cfg->vq || cfg->kick_fd < 0)
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->dev = cfg->dev;
+	w->q = cfg->q;
+	w->vq = cfg->vq;
+	w->size = vq_size(cfg->vq);
+	w->kick_fd = cfg->kick_fd;
+	w->stop_fd = w->wake_fd = -1;
+	atomic_init(&w->refs, 1);
+	w->t = (struct fs_transport){
+		.complete = worker_complete, .async = &worker_async, .ctx = w,
+	};
+	rc = worker_alloc(w, w->size);
+	if (rc)
+		goto err_free;
+	w->stop_fd = eventfd(0, EFD_CLOEXEC);
+	w->wake_fd = eventfd(0, EFD_CLOEXEC);
+	if (w->stop_fd < 0 || w->wake_fd < 0) {
+		rc = -errno;
+		goto err_fds;
+	}
+	rc = io_uring_queue_init(w->nr_ops + 4, &w->ring, IORING_SETUP_R_DISABLED);
+	if (rc)
+		goto err_fds;
+	rc = restrict_ring(&w->ring);
+	if (rc)
+		goto err_ring;
+	rc = -pthread_create(&w->thread, NULL, worker_main, w);
+	if (rc)
+		goto err_ring;
+	*out = w;
+	return 0;
+
+err_ring:
+	io_uring_queue_exit(&w->ring);
+err_fds:
+	if (w->stop_fd >= 0)
+		close(w->stop_fd);
+err_free:
+	worker_free(w);
+	return rc;
+}
+
+void worker_stop(struct worker *w)
+{
+	if (!w)
+		return;
+	eventfd_write(w->stop_fd, 1);
+	pthread_join(w->thread, NULL);
+	atomic_store_explicit(&w->thread_gone, true, memory_order_release);
+	io_uring_queue_exit(&w->ring);
+	close(w->stop_fd);
+	worker_put(w);
+}
