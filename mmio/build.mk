@@ -1,2 +1,2 @@
 # SPDX-License-Identifier: GPL-2.0-only
-LIB_SRCS += mmio/bus.c
+LIB_SRCS += mmio/bus.c mmio/virtio_mmio.c
