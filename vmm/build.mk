@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # vmm/: the composition root (vmm/main.c is linked only into the binary).
-LIB_SRCS += vmm/cli.c vmm/vm.c
+LIB_SRCS += vmm/cli.c vmm/vm.c vmm/kvm.c vmm/boot.c vmm/mptable.c vmm/vcpu.c \
+            vmm/serial.c vmm/i8042.c
 UNIT_TESTS +=

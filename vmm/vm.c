@@ -1,18 +1,396 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder: the VM composition root lands next. */
+/*
+ * `stainless run`: the composition root. Builds guest memory, the KVM VM,
+ * the legacy devices and the vCPUs, loads the kernel, then waits on the
+ * main thread for the guest to reset, an error, a signal or console input.
+ */
 #include "vmm/vm.h"
-#include "vmm/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "devices/gmem.h"
+#include "mmio/bus.h"
+#include "vmm/boot.h"
+#include "vmm/cli.h"
+#include "vmm/i8042.h"
+#include "vmm/kvm.h"
+#include "vmm/layout.h"
+#include "vmm/mptable.h"
+#include "vmm/serial.h"
+#include "vmm/vcpu.h"
+
+#define SERIAL_PORT_BASE 0x3f8
+#define DEFAULT_CMDLINE  "console=ttyS0 reboot=k panic=-1"
+#define ESCAPE_CHAR      0x01 /* Ctrl-A, then x: quit */
+
+struct vm {
+	struct vm_config cfg;
+	struct kvm kvm;
+	int mem_fd;
+	uint8_t *mem;
+	struct gmem gmem;
+	struct bus pio, mmio;
+	struct serial serial;
+	struct i8042 i8042;
+	struct vcpu_env vcpu_env;
+	struct vcpu vcpus[VM_CPUS_MAX];
+	unsigned nr_vcpus;
+	volatile bool stopping;
+	atomic_bool stop_requested;
+	int stop_efd;
+	int exit_code;
+	char stop_reason[256];
+	int console_fd;
+	bool console_owned;
+	bool tty_raw;
+	struct termios saved_tio;
+	char cmdline[CMDLINE_MAX];
+};
+
+static int vm_err(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int vm_err(int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("stainless run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return rc;
+}
+
+/* Called from any vCPU thread; the first request decides the exit code. */
+static void vm_request_stop(void *ctx, int exit_code, const char *why)
+{
+	struct vm *vm = ctx;
+	bool expected = false;
+	uint64_t one = 1;
+
+	if (!atomic_compare_exchange_strong(&vm->stop_requested, &expected, true))
+		return;
+	vm->exit_code = exit_code;
+	if (why)
+		snprintf(vm->stop_reason, sizeof(vm->stop_reason), "%s", why);
+	if (write(vm->stop_efd, &one, sizeof(one)) < 0) {
+		/* An eventfd write only fails on overflow; the flag is set. */
+	}
+}
+
+static void vm_guest_reset(void *ctx)
+{
+	vm_request_stop(ctx, 0, NULL);
+}
+
+static void vm_serial_irq(void *ctx, int level)
+{
+	struct vm *vm = ctx;
+
+	kvm_irq_line(&vm->kvm, SERIAL_IRQ, level);
+}
+
+static int vm_create_memory(struct vm *vm)
+{
+	uint64_t mem = vm->cfg.mem, low = boot_low_ram(mem), high = boot_high_ram(mem);
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	int rc;
+
+	if (pages > 0 && psz > 0 && mem > (uint64_t)pages * (uint64_t)psz)
+		return vm_err(-ENOMEM, "--mem %llu MiB is more than the host's %llu MiB of RAM",
+			      (unsigned long long)(mem >> 20),
+			      (unsigned long long)(((uint64_t)pages * (uint64_t)psz) >> 20));
+	/* A memfd, so guest RAM can later be shared with a vhost-user peer
+	 * or a sandboxed helper. */
+	vm->mem_fd = memfd_create("stainless-ram", MFD_CLOEXEC);
+	if (vm->mem_fd < 0)
+		return vm_err(-errno, "memfd_create: %s", strerror(errno));
+	if (ftruncate(vm->mem_fd, (off_t)mem) < 0)
+		return vm_err(-errno, "cannot size guest RAM: %s", strerror(errno));
+	vm->mem = mmap(NULL, mem, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+		       vm->mem_fd, 0);
+	if (vm->mem == MAP_FAILED) {
+		vm->mem = NULL;
+		return vm_err(-errno, "cannot map guest RAM: %s", strerror(errno));
+	}
+	gmem_init(&vm->gmem);
+	rc = gmem_add_region(&vm->gmem, 0, low, vm->mem, vm->mem_fd, 0);
+	if (rc == 0 && high)
+		rc = gmem_add_region(&vm->gmem, HIGH_RAM_START, high, vm->mem + low,
+				     vm->mem_fd, low);
+	if (rc < 0)
+		return vm_err(rc, "guest memory layout: %s", strerror(-rc));
+	rc = kvm_add_memslot(&vm->kvm, 0, low, vm->mem);
+	if (rc == 0 && high)
+		rc = kvm_add_memslot(&vm->kvm, HIGH_RAM_START, high, vm->mem + low);
+	if (rc < 0)
+		return vm_err(rc, "KVM_SET_USER_MEMORY_REGION: %s", strerror(-rc));
+	return 0;
+}
+
+static int open_input(const char *what, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return vm_err(-errno, "cannot open %s '%s': %s", what, path, strerror(errno));
+	return fd;
+}
+
+static int vm_load(struct vm *vm)
+{
+	struct boot_image img;
+	char err[256];
+	int fd, rc;
+
+	fd = open_input("kernel", vm->cfg.kernel);
+	if (fd < 0)
+		return fd;
+	rc = boot_load_kernel(&vm->gmem, vm->cfg.mem, fd, &img, err, sizeof(err));
+	close(fd);
+	if (rc < 0)
+		return vm_err(rc, "kernel '%s': %s", vm->cfg.kernel, err);
+	if (vm->cfg.initrd) {
+		fd = open_input("initrd", vm->cfg.initrd);
+		if (fd < 0)
+			return fd;
+		rc = boot_load_initrd(&vm->gmem, vm->cfg.mem, fd, &img, err, sizeof(err));
+		close(fd);
+		if (rc < 0)
+			return vm_err(rc, "initrd '%s': %s", vm->cfg.initrd, err);
+	}
+	snprintf(vm->cmdline, sizeof(vm->cmdline), "%s",
+		 *vm->cfg.cmdline ? vm->cfg.cmdline : DEFAULT_CMDLINE);
+	rc = boot_write_params(&vm->gmem, vm->cfg.mem, vm->cmdline, &img, err, sizeof(err));
+	if (rc < 0)
+		return vm_err(rc, "%s", err);
+	rc = mptable_write(&vm->gmem, MPTABLE_ADDR, vm->cfg.cpus, IOAPIC_PINS);
+	if (rc < 0)
+		return vm_err(rc, "cannot write the MP table: %s", strerror(-rc));
+	if ((rc = boot_write_page_tables(&vm->gmem)) < 0 || (rc = boot_write_gdt(&vm->gmem)) < 0)
+		return vm_err(rc, "cannot write boot page tables: %s", strerror(-rc));
+
+	vm->vcpu_env = (struct vcpu_env){
+		.pio = &vm->pio, .mmio = &vm->mmio, .stop = vm_request_stop,
+		.ctx = vm, .stopping = &vm->stopping,
+	};
+	for (unsigned i = 0; i < vm->cfg.cpus; i++) {
+		rc = vcpu_create(&vm->vcpus[i], &vm->kvm, i, vm->cfg.cpus, img.entry,
+				 BOOT_PARAMS_ADDR, &vm->vcpu_env, err, sizeof(err));
+		if (rc < 0)
+			return vm_err(rc, "%s", err);
+		vm->nr_vcpus++;
+	}
+	return 0;
+}
+
+static int vm_open_console(struct vm *vm)
+{
+	vm->console_fd = -1;
+	switch (vm->cfg.console) {
+	case CONSOLE_STDIO:
+		vm->console_fd = STDOUT_FILENO;
+		if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &vm->saved_tio) == 0) {
+			struct termios raw = vm->saved_tio;
+
+			cfmakeraw(&raw);
+			raw.c_oflag |= OPOST; /* keep \n -> \r\n for the host tty */
+			if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0)
+				vm->tty_raw = true;
+		}
+		break;
+	case CONSOLE_FILE:
+		vm->console_fd = open(vm->cfg.console_path,
+				      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (vm->console_fd < 0)
+			return vm_err(-errno, "--console '%s': %s", vm->cfg.console_path,
+				      strerror(errno));
+		vm->console_owned = true;
+		break;
+	case CONSOLE_NONE:
+		break;
+	}
+	return 0;
+}
+
+static int vm_setup_devices(struct vm *vm)
+{
+	int rc;
+
+	serial_init(&vm->serial, vm->console_fd, vm_serial_irq, vm);
+	rc = bus_register(&vm->pio, SERIAL_PORT_BASE, SERIAL_PORTS, serial_access,
+			  &vm->serial, "ttyS0");
+	vm->i8042 = (struct i8042){ .reset = vm_guest_reset, .ctx = vm };
+	if (rc == 0)
+		rc = bus_register(&vm->pio, I8042_DATA_PORT, 5, i8042_access, &vm->i8042, "i8042");
+	if (rc < 0)
+		return vm_err(rc, "cannot register legacy devices: %s", strerror(-rc));
+	return 0;
+}
+
+/* Console input: bytes go to the UART; Ctrl-A x quits like QEMU's. */
+static void vm_console_input(struct vm *vm, bool *escape)
+{
+	uint8_t buf[SERIAL_RX_SIZE], out[SERIAL_RX_SIZE];
+	size_t room = serial_rx_room(&vm->serial), m = 0;
+	ssize_t n;
+
+	if (room == 0)
+		return;
+	n = read(STDIN_FILENO, buf, room);
+	if (n <= 0)
+		return;
+	for (ssize_t i = 0; i < n; i++) {
+		if (vm->tty_raw && *escape) {
+			*escape = false;
+			if (buf[i] == 'x') {
+				vm_request_stop(vm, 0, NULL);
+				return;
+			}
+			if (buf[i] != ESCAPE_CHAR)
+				continue;
+		} else if (vm->tty_raw && buf[i] == ESCAPE_CHAR) {
+			*escape = true;
+			continue;
+		}
+		out[m++] = buf[i];
+	}
+	serial_rx(&vm->serial, out, m);
+}
+
+static int vm_main_loop(struct vm *vm, int sfd)
+{
+	bool stdin_open = vm->cfg.console == CONSOLE_STDIO, escape = false;
+
+	while (!atomic_load(&vm->stop_requested)) {
+		struct pollfd p[3] = {
+			{ .fd = sfd, .events = POLLIN },
+			{ .fd = vm->stop_efd, .events = POLLIN },
+			{ .fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN },
+		};
+
+		if (poll(p, 3, serial_rx_room(&vm->serial) ? -1 : 10) < 0 && errno != EINTR)
+			return vm_err(-errno, "poll: %s", strerror(errno));
+		if (p[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+				vm_request_stop(vm, 128 + (int)si.ssi_signo, NULL);
+		}
+		if (p[2].revents & (POLLHUP | POLLERR | POLLNVAL))
+			stdin_open = false; /* e.g. </dev/null: keep running */
+		else if (p[2].revents & POLLIN)
+			vm_console_input(vm, &escape);
+	}
+	return 0;
+}
+
+static void vm_teardown(struct vm *vm)
+{
+	vm->stopping = true;
+	for (unsigned i = 0; i < vm->nr_vcpus; i++)
+		vcpu_kick(&vm->vcpus[i]);
+	for (unsigned i = 0; i < vm->nr_vcpus; i++)
+		vcpu_join_destroy(&vm->vcpus[i], vm->kvm.run_size);
+	if (vm->tty_raw)
+		tcsetattr(STDIN_FILENO, TCSANOW, &vm->saved_tio);
+	if (vm->console_owned)
+		close(vm->console_fd);
+	serial_destroy(&vm->serial);
+	kvm_close(&vm->kvm);
+	if (vm->mem)
+		munmap(vm->mem, vm->cfg.mem);
+	if (vm->mem_fd >= 0)
+		close(vm->mem_fd);
+	if (vm->stop_efd >= 0)
+		close(vm->stop_efd);
+}
+
+static int vm_run(struct vm *vm)
+{
+	sigset_t sigs;
+	char err[256];
+	int sfd = -1, rc;
+
+	vm->mem_fd = vm->stop_efd = -1;
+	if (vm->cfg.cpus > 1 && vm->cfg.cpus > VM_CPUS_MAX)
+		return vm_err(-EINVAL, "--cpus %u: too many", vm->cfg.cpus);
+	if ((rc = kvm_open(&vm->kvm, err, sizeof(err))) < 0)
+		return vm_err(rc, "%s", err);
+	if (vm->cfg.cpus > (unsigned)vm->kvm.max_vcpus) {
+		rc = vm_err(-EINVAL, "--cpus %u: this host's KVM allows at most %d",
+			    vm->cfg.cpus, vm->kvm.max_vcpus);
+		goto out;
+	}
+	vm->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (vm->stop_efd < 0) {
+		rc = vm_err(-errno, "eventfd: %s", strerror(errno));
+		goto out;
+	}
+	if ((rc = vm_create_memory(vm)) < 0 || (rc = vm_open_console(vm)) < 0 ||
+	    (rc = vm_setup_devices(vm)) < 0 || (rc = vm_load(vm)) < 0)
+		goto out;
+
+	/* Signals that end the VM are read by the main thread alone; every
+	 * thread created from here on inherits them blocked. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	if (sfd < 0 || (rc = vcpu_init_signals()) < 0) {
+		rc = vm_err(-errno, "signals: %s", strerror(errno));
+		goto out;
+	}
+	for (unsigned i = 0; i < vm->nr_vcpus; i++) {
+		if ((rc = vcpu_start(&vm->vcpus[i])) < 0) {
+			vm_err(rc, "cannot start vcpu %u: %s", i, strerror(-rc));
+			vm_request_stop(vm, 1, NULL);
+			break;
+		}
+	}
+	rc = vm_main_loop(vm, sfd);
+out:
+	vm_teardown(vm);
+	if (sfd >= 0)
+		close(sfd);
+	if (rc < 0)
+		return 1;
+	if (vm->stop_reason[0])
+		fprintf(stderr, "stainless run: %s\n", vm->stop_reason);
+	return vm->exit_code;
+}
 
 int vm_run_main(int argc, char **argv)
 {
-	struct vm_config cfg;
+	struct vm *vm = calloc(1, sizeof(*vm));
 	char err[256];
-	int rc = cli_parse_run(argc, argv, &cfg, err, sizeof(err));
+	int rc;
 
-	if (rc < 0) {
-		fprintf(stderr, "stainless run: %s\n", err);
-		return 2;
+	if (!vm)
+		return vm_err(1, "out of memory");
+	rc = cli_parse_run(argc, argv, &vm->cfg, err, sizeof(err));
+	if (rc != 0) {
+		if (rc < 0)
+			vm_err(rc, "%s", err);
+		free(vm);
+		return rc < 0 ? 2 : 0;
 	}
-	return rc == 1 ? 0 : 1;
+	rc = vm_run(vm);
+	free(vm);
+	return rc;
 }
