@@ -12,7 +12,9 @@
 VERSION := 0.1.0
 CC      ?= cc
 O       ?= build
-PKGS    := liburing libseccomp libfdt
+# libfdt joins when a device tree is generated (Debian's libfdt-dev ships
+# no pkg-config file, so it will be linked as -lfdt).
+PKGS    := liburing libseccomp
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-align \
            -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
@@ -20,6 +22,11 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-align \
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -DSTAINLESS_VERSION=\"$(VERSION)\" \
            -I. -MMD -MP -fno-strict-aliasing
+ifeq ($(filter clean deps check demo,$(MAKECMDGOALS)),)
+  ifneq ($(shell pkg-config --exists $(PKGS) check && echo ok),ok)
+    $(error missing libraries ($(PKGS) check): run 'make deps' first)
+  endif
+endif
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
@@ -54,7 +61,7 @@ MAIN_OBJ   := $(O)/vmm/main.o
 UNIT_BINS  := $(UNIT_TESTS:%=$(O)/tests/unit/%)
 BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
-.PHONY: all check unit host e2e demo deps clean bench bench-boot bench-vq
+.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq
 all: $(O)/stainless
 
 $(O)/%.o: %.c
@@ -81,8 +88,13 @@ unit: $(UNIT_BINS)
 	$(Q)O=$(O) tests/run-unit $(UNIT_BINS)
 
 # The whole suite: unit, host (real kernel FUSE client, diod's tools) and
-# e2e (real guests, directly on KVM or in the nested test host).
-check: all $(UNIT_BINS)
+# e2e (real guests, directly on KVM or in the nested test host). `check`
+# and `demo` first install missing Debian packages, then build.
+check:
+	$(Q)scripts/deps
+	$(Q)$(MAKE) --no-print-directory check-run
+
+check-run: all $(UNIT_BINS)
 	$(Q)O=$(O) tests/run-all $(UNIT_BINS)
 
 host: all
@@ -91,7 +103,11 @@ host: all
 e2e: all
 	$(Q)O=$(O) tests/e2e/run
 
-demo: all
+demo:
+	$(Q)scripts/deps
+	$(Q)$(MAKE) --no-print-directory demo-run
+
+demo-run: all
 	$(Q)O=$(O) scripts/demo
 
 deps:

@@ -23,7 +23,10 @@
 #include <unistd.h>
 
 #include "devices/gmem.h"
+#include "devices/virtio.h"
+#include "devices/virtio_rng.h"
 #include "mmio/bus.h"
+#include "mmio/virtio_mmio.h"
 #include "vmm/boot.h"
 #include "vmm/cli.h"
 #include "vmm/i8042.h"
@@ -36,6 +39,12 @@
 #define SERIAL_PORT_BASE 0x3f8
 #define DEFAULT_CMDLINE  "console=ttyS0 reboot=k panic=-1"
 #define ESCAPE_CHAR      0x01 /* Ctrl-A, then x: quit */
+#define VM_MAX_VIRTIO    (IOAPIC_PINS - VIRTIO_IRQ_FIRST)
+
+struct vm_virtio {
+	struct virtio_dev *dev;
+	struct vmmio *transport;
+};
 
 struct vm {
 	struct vm_config cfg;
@@ -46,6 +55,9 @@ struct vm {
 	struct bus pio, mmio;
 	struct serial serial;
 	struct i8042 i8042;
+	struct vm_virtio virtio[VM_MAX_VIRTIO];
+	unsigned nr_virtio;
+	char dev_cmdline[VM_MAX_VIRTIO * 48];
 	struct vcpu_env vcpu_env;
 	struct vcpu vcpus[VM_CPUS_MAX];
 	unsigned nr_vcpus;
@@ -172,8 +184,11 @@ static int vm_load(struct vm *vm)
 		if (rc < 0)
 			return vm_err(rc, "initrd '%s': %s", vm->cfg.initrd, err);
 	}
-	snprintf(vm->cmdline, sizeof(vm->cmdline), "%s",
-		 *vm->cfg.cmdline ? vm->cfg.cmdline : DEFAULT_CMDLINE);
+	/* The devices are announced on the command line (no ACPI yet). */
+	rc = snprintf(vm->cmdline, sizeof(vm->cmdline), "%s%s",
+		      *vm->cfg.cmdline ? vm->cfg.cmdline : DEFAULT_CMDLINE, vm->dev_cmdline);
+	if (rc < 0 || (size_t)rc >= sizeof(vm->cmdline))
+		return vm_err(-E2BIG, "kernel command line longer than %u bytes", CMDLINE_MAX - 1);
 	rc = boot_write_params(&vm->gmem, vm->cfg.mem, vm->cmdline, &img, err, sizeof(err));
 	if (rc < 0)
 		return vm_err(rc, "%s", err);
@@ -226,6 +241,47 @@ static int vm_open_console(struct vm *vm)
 	return 0;
 }
 
+/*
+ * Give a virtio device the next 4 KiB window and IOAPIC pin, and announce
+ * it on the kernel command line. Takes ownership of dev.
+ */
+static int vm_attach_virtio(struct vm *vm, struct virtio_dev *dev, const char *name)
+{
+	struct vm_virtio *v = &vm->virtio[vm->nr_virtio];
+	size_t used = strlen(vm->dev_cmdline);
+	int rc;
+
+	if (!dev)
+		return vm_err(-ENOMEM, "%s: cannot create device", name);
+	if (vm->nr_virtio >= VM_MAX_VIRTIO) {
+		virtio_dev_destroy(dev);
+		return vm_err(-ENOSPC, "%s: too many devices (at most %d)", name, VM_MAX_VIRTIO);
+	}
+	struct vmmio_config c = {
+		.vm_fd = vm->kvm.vm_fd,
+		.base = VIRTIO_MMIO_BASE + vm->nr_virtio * VIRTIO_MMIO_SIZE,
+		.gsi = VIRTIO_IRQ_FIRST + vm->nr_virtio,
+		.gm = &vm->gmem,
+		.dev = dev,
+	};
+	rc = vmmio_create(&v->transport, &c);
+	if (rc < 0) {
+		virtio_dev_destroy(dev);
+		return vm_err(rc, "%s: virtio-mmio transport: %s", name, strerror(-rc));
+	}
+	v->dev = dev;
+	vm->nr_virtio++;
+	rc = bus_register(&vm->mmio, c.base, VMMIO_WINDOW_SIZE, vmmio_bus_access,
+			  v->transport, name);
+	if (rc < 0)
+		return vm_err(rc, "%s: cannot map its registers: %s", name, strerror(-rc));
+	vm->dev_cmdline[used++] = ' ';
+	rc = vmmio_cmdline(v->transport, vm->dev_cmdline + used, sizeof(vm->dev_cmdline) - used);
+	if (rc < 0)
+		return vm_err(rc, "%s: command line full", name);
+	return 0;
+}
+
 static int vm_setup_devices(struct vm *vm)
 {
 	int rc;
@@ -238,6 +294,8 @@ static int vm_setup_devices(struct vm *vm)
 		rc = bus_register(&vm->pio, I8042_DATA_PORT, 5, i8042_access, &vm->i8042, "i8042");
 	if (rc < 0)
 		return vm_err(rc, "cannot register legacy devices: %s", strerror(-rc));
+	if (vm->cfg.rng && (rc = vm_attach_virtio(vm, virtio_rng_create(), "virtio-rng")) < 0)
+		return rc;
 	return 0;
 }
 
@@ -305,6 +363,11 @@ static void vm_teardown(struct vm *vm)
 		vcpu_kick(&vm->vcpus[i]);
 	for (unsigned i = 0; i < vm->nr_vcpus; i++)
 		vcpu_join_destroy(&vm->vcpus[i], vm->kvm.run_size);
+	/* Workers stop before the memory they serve goes away. */
+	for (unsigned i = 0; i < vm->nr_virtio; i++) {
+		vmmio_destroy(vm->virtio[i].transport);
+		virtio_dev_destroy(vm->virtio[i].dev);
+	}
 	if (vm->tty_raw)
 		tcsetattr(STDIN_FILENO, TCSANOW, &vm->saved_tio);
 	if (vm->console_owned)
