@@ -1,2 +1,3 @@
 # SPDX-License-Identifier: GPL-2.0-only
 LIB_SRCS += devices/gmem.c devices/vq.c devices/worker.c devices/virtio_rng.c
+UNIT_TESTS += test_vq

@@ -149,6 +149,12 @@ bool vq_broken(const struct vq *vq)
 	return vq->broken;
 }
 
+void vq_set_base(struct vq *vq, uint16_t last_avail, uint16_t used_idx)
+{
+	vq->last_avail = last_avail;
+	vq->used_idx = vq->used_published = used_idx;
+}
+
 void vq_fail(struct vq *vq, const char *why)
 {
 	if (vq->broken)

@@ -99,6 +99,9 @@ void vq_flush(struct vq *vq);
  * arrived meanwhile, so the caller must drain again instead of sleeping.
  */
 bool vq_arm_notify(struct vq *vq);
+/* Where to resume (vhost-user SET_VRING_BASE, tests of index wrap-around):
+ * the next avail entry to consume and the next used entry to fill. */
+void vq_set_base(struct vq *vq, uint16_t last_avail, uint16_t used_idx);
 /* Mark broken from outside the walk (e.g. a bogus used length). */
 void vq_fail(struct vq *vq, const char *why);
 

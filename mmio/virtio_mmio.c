@@ -547,3 +547,34 @@ int vmmio_irq_fd(const struct vmmio *t)
 {
 	return t->irq_fd;
 }
+
+int vmmio_kick_fd(const struct vmmio *t, unsigned q)
+{
+	return q < t->ops->num_queues ? t->q[q].kick_fd : -1;
+}
+
+int vmmio_queue_info(struct vmmio *t, unsigned qi, struct vmmio_queue_info *out)
+{
+	const struct vmmio_queue *q;
+
+	if (qi >= t->ops->num_queues)
+		return -ENOENT;
+	pthread_mutex_lock(&t->lock);
+	q = &t->q[qi];
+	*out = (struct vmmio_queue_info){
+		.num = q->num, .ready = q->ready, .running = q->w != NULL,
+		.desc = q->desc, .avail = q->avail, .used = q->used,
+	};
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+uint64_t vmmio_features(struct vmmio *t)
+{
+	uint64_t f;
+
+	pthread_mutex_lock(&t->lock);
+	f = t->drv_features;
+	pthread_mutex_unlock(&t->lock);
+	return f;
+}

@@ -105,7 +105,17 @@ int vmmio_set_shm_base(struct vmmio *t, uint8_t id, uint64_t gpa);
 void vmmio_config_changed(struct vmmio *t);
 
 /* For tests and diagnostics. */
+struct vmmio_queue_info {
+	uint16_t num;
+	bool ready;
+	bool running;             /* a worker serves it */
+	uint64_t desc, avail, used;
+};
+int vmmio_queue_info(struct vmmio *t, unsigned q, struct vmmio_queue_info *out);
 uint32_t vmmio_status(const struct vmmio *t);
+/* The features the driver wrote (meaningful once FEATURES_OK is set). */
+uint64_t vmmio_features(struct vmmio *t);
 int vmmio_irq_fd(const struct vmmio *t);
+int vmmio_kick_fd(const struct vmmio *t, unsigned q);
 
 #endif
