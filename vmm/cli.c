@@ -35,7 +35,8 @@ static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
 	char *spec, *eq, *word, *save;
 
 	if (cfg->nr_shares >= VM_MAX_SHARES)
-		return fail(err, errlen, "too many shares (at most %d)", VM_MAX_SHARES);
+		return fail(err, errlen, "%s %s: too many shares (at most %d)", opt, arg,
+			    VM_MAX_SHARES);
 	if (strlen(arg) >= sizeof(cfg->share_specs[0]))
 		return fail(err, errlen, "%s: argument too long", opt);
 	spec = cfg->share_specs[cfg->nr_shares];
