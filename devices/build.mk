@@ -1,3 +1,4 @@
 # SPDX-License-Identifier: GPL-2.0-only
 LIB_SRCS += devices/gmem.c devices/vq.c devices/worker.c devices/virtio_rng.c
 UNIT_TESTS += test_vq
+UNIT_TESTS += test_rng
