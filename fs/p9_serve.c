@@ -1,9 +1,346 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder until the 9p server lands. */
+/*
+ * `stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly]`: the
+ * 9P2000.L server on a Unix stream socket, so clients nobody here wrote
+ * (diod's tools, the kernel's trans=unix) can test the same server code
+ * the virtio-9p device uses.
+ *
+ * One thread per connection, one session per connection. A frame whose
+ * size field cannot be a message (below the 7-byte header or above the
+ * negotiated msize) ends that connection: nothing after it can be framed.
+ * Replies of deferred requests (parked locks) are written from the helper
+ * thread, so writes to a connection are serialised by its mutex.
+ */
 #include "fs/p9_serve.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "fs/fs_options.h"
+#include "fs/p9_server.h"
+#include "fs/p9_wire.h"
+
+struct p9_conn {
+	int fd;
+	uint32_t bufsz;
+	struct p9_session *s;
+	pthread_mutex_t wlock;
+	struct fs_transport t;
+};
+
+/* One request's buffers; a deferred request keeps its own until answered. */
+struct p9_conn_req {
+	struct fs_req req;
+	struct iovec in, out;
+	uint8_t *inbuf, *outbuf;
+};
+
+static struct p9_conn_req *creq_new(uint32_t bufsz)
+{
+	struct p9_conn_req *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->inbuf = malloc(bufsz);
+	r->outbuf = malloc(bufsz);
+	if (!r->inbuf || !r->outbuf) {
+		free(r->inbuf);
+		free(r->outbuf);
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void creq_free(struct p9_conn_req *r)
+{
+	free(r->inbuf);
+	free(r->outbuf);
+	free(r);
+}
+
+static int read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = read(fd, (uint8_t *)buf + done, len - done);
+		if (n == 0)
+			return -EPIPE;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = send(fd, (const uint8_t *)buf + done, len - done, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static void conn_reply(struct p9_conn *c, const void *buf, uint32_t len)
+{
+	pthread_mutex_lock(&c->wlock);
+	/* A client gone mid-reply is noticed by the reader; nothing to do here. */
+	(void)write_full(c->fd, buf, len);
+	pthread_mutex_unlock(&c->wlock);
+}
+
+static void conn_complete(void *ctx, struct fs_req *req, uint32_t len)
+{
+	struct p9_conn_req *r = (struct p9_conn_req *)((uint8_t *)req - offsetof(struct p9_conn_req, req));
+
+	if (len)
+		conn_reply(ctx, r->outbuf, len);
+	creq_free(r);
+}
+
+static void *conn_thread(void *arg)
+{
+	struct p9_conn *c = arg;
+	struct p9_conn_req *r = creq_new(c->bufsz);
+
+	while (r) {
+		uint32_t size, limit = p9_session_msize(c->s);
+		if (!limit)
+			limit = c->bufsz;
+		if (read_full(c->fd, r->inbuf, 4) < 0)
+			break;
+		memcpy(&size, r->inbuf, 4);
+		size = le32toh(size);
+		if (size < P9_HDRSZ || size > limit)
+			break;          /* a broken frame: the stream cannot resync */
+		if (read_full(c->fd, r->inbuf + 4, size - 4) < 0)
+			break;
+		r->in = (struct iovec){ r->inbuf, size };
+		r->out = (struct iovec){ r->outbuf, c->bufsz };
+		r->req = (struct fs_req){ .in = &r->in, .nin = 1, .out = &r->out, .nout = 1 };
+		int n = p9_handle(c->s, &r->req, &c->t);
+		if (n == FS_REQ_DEFERRED) {
+			r = creq_new(c->bufsz);   /* the old one is the server's now */
+			continue;
+		}
+		if (n <= 0)
+			break;
+		conn_reply(c, r->outbuf, (uint32_t)n);
+	}
+	if (r)
+		creq_free(r);
+	/* Answers parked requests (through conn_complete) before returning. */
+	p9_session_destroy(c->s);
+	close(c->fd);
+	pthread_mutex_destroy(&c->wlock);
+	free(c);
+	return NULL;
+}
+
+static int start_conn(struct p9_server *srv, int fd)
+{
+	struct p9_conn *c = calloc(1, sizeof(*c));
+	pthread_attr_t attr;
+	pthread_t thr;
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	c->fd = fd;
+	c->bufsz = p9_server_msize(srv);
+	c->t.complete = conn_complete;
+	c->t.ctx = c;
+	pthread_mutex_init(&c->wlock, NULL);
+	err = p9_session_create(&c->s, srv, c->bufsz);
+	if (err)
+		goto fail;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	err = -pthread_create(&thr, &attr, conn_thread, c);
+	pthread_attr_destroy(&attr);
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	p9_session_destroy(c->s);
+	pthread_mutex_destroy(&c->wlock);
+	free(c);
+	return err;
+}
+
+static int listen_on(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (lstat(path, &st) == 0) {
+		/* A socket left by a dead server is replaced; a live one is not. */
+		if (!S_ISSOCK(st.st_mode)) {
+			close(fd);
+			return -EEXIST;
+		}
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			close(fd);
+			return -EADDRINUSE;
+		}
+		unlink(path);
+	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly]\n", f);
+}
+
+__attribute__((format(printf, 1, 2)))
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("stainless: 9p-serve: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static int serve(struct p9_server *srv, int lfd, int sfd)
+{
+	struct pollfd pfd[2] = { { .fd = lfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (pfd[1].revents)
+			return 0;       /* SIGINT or SIGTERM */
+		if (pfd[0].revents & POLLIN) {
+			int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+			if (cfd < 0)
+				continue;   /* the client gave up, or fds ran out: keep serving */
+			if (start_conn(srv, cfd) < 0)
+				close(cfd);
+		}
+	}
+}
+
 int p9_serve_main(int argc, char **argv)
 {
-	fprintf(stderr, "stainless: 9p-serve: not available yet\n");
-	return 2;
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "msize", required_argument, NULL, 'm' },
+		{ "readonly", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *sock = NULL, *dir;
+	struct fs_options opts;
+	struct p9_server *srv;
+	sigset_t set;
+	uint64_t n;
+	int c, err, lfd, sfd;
+
+	fs_options_default(&opts);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sock = optarg;
+			break;
+		case 'm':
+			if (parse_size(optarg, &n) < 0 || n < P9_MSIZE_MIN || n > P9_MSIZE_MAX)
+				return fail("--msize must be a size between 4096 and 16M, not '%s'", optarg);
+			opts.msize = (uint32_t)n;
+			break;
+		case 'r':
+			opts.readonly = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return fail("bad option '%s' (usage: 9p-serve --socket PATH DIR "
+				    "[--msize BYTES] [--readonly])", argv[optind - 1]);
+		}
+	}
+	if (!sock)
+		return fail("%s", "--socket PATH is required");
+	if (optind != argc - 1)
+		return fail("%s", optind >= argc ? "missing the directory to share"
+						 : "exactly one directory to share expected");
+	dir = argv[optind];
+	err = p9_server_create(&srv, dir, &opts);
+	if (err < 0) {
+		fprintf(stderr, "stainless: 9p-serve: cannot share '%s': %s\n", dir, strerror(-err));
+		return 1;
+	}
+	/* Threads inherit this mask: the signals arrive only through sfd. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, P9_CANCEL_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	sigdelset(&set, P9_CANCEL_SIGNAL);
+	signal(SIGPIPE, SIG_IGN);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	lfd = listen_on(sock);
+	if (lfd < 0 || sfd < 0) {
+		fprintf(stderr, "stainless: 9p-serve: cannot listen on '%s': %s\n", sock,
+			strerror(lfd < 0 ? -lfd : errno));
+		p9_server_destroy(srv);
+		return 1;
+	}
+	err = serve(srv, lfd, sfd);
+	close(lfd);
+	unlink(sock);
+	close(sfd);
+	/* Connection threads still own sessions; the process exit ends them. */
+	if (err < 0) {
+		fprintf(stderr, "stainless: 9p-serve: %s\n", strerror(-err));
+		return 1;
+	}
+	return 0;
 }

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Extended attributes: Txattrwalk and Txattrcreate, and the reads, writes
+ * and clunk of the fids they make.
+ *
+ * 9P2000.L moves xattr values as file data: Txattrwalk fetches a value (or,
+ * with an empty name, the name list) into a new fid that Tread then reads;
+ * Txattrcreate turns a fid into a sink that Twrite fills and Tclunk
+ * commits with setxattr. A size-0 create means removexattr, which is how
+ * the Linux client expresses removal. Values are buffered (at most
+ * P9_XATTR_MAX, the kernel's own limit) so a fid never holds more than it.
+ *
+ * The host calls go through /proc/self/fd/N: O_PATH fds are refused by
+ * f*xattr, and the path form follows the magic link to the very inode the
+ * fid holds.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+
+#include "fs/p9_impl.h"
+
+static int get_xname(struct p9_rbuf *in, char *buf)
+{
+	struct p9_str s;
+	int err;
+
+	p9_get_str(in, &s);
+	if (p9_rbuf_error(in))
+		return -EPROTO;
+	err = p9_str_copy(&s, buf, XATTR_NAME_MAX + 1);
+	return err == -ENAMETOOLONG ? -ERANGE : err;
+}
+
+/* Reads a value or list, sized first, retried if it grew in between. */
+static int fetch(const char *path, const char *name, uint8_t **out, size_t *outlen)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		ssize_t n = name[0] ? getxattr(path, name, NULL, 0) : listxattr(path, NULL, 0);
+		uint8_t *buf;
+
+		if (n < 0)
+			return -errno;
+		if ((size_t)n > P9_XATTR_MAX)
+			return -E2BIG;
+		buf = malloc(n ? (size_t)n : 1);
+		if (!buf)
+			return -ENOMEM;
+		ssize_t got = name[0] ? getxattr(path, name, buf, (size_t)n)
+				      : listxattr(path, (char *)buf, (size_t)n);
+		if (got >= 0) {
+			*out = buf;
+			*outlen = (size_t)got;
+			return 0;
+		}
+		free(buf);
+		if (errno != ERANGE)
+			return -errno;
+	}
+	return -ERANGE;
+}
+
+int p9_op_xattrwalk(struct p9_msg *m)
+{
+	struct p9_session *s = m->s;
+	uint32_t fid = p9_get_u32(&m->in);
+	uint32_t newfid = p9_get_u32(&m->in);
+	char name[XATTR_NAME_MAX + 1], path[32];
+	int err = get_xname(&m->in, name);
+	struct p9_fid *f, *nf;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+
+	if (err)
+		return err;
+	f = p9_fid_get_file(s, fid, &err);
+	if (!f)
+		return err;
+	if (newfid != fid && p9_fid_get(s, newfid))
+		return -EEXIST;
+	p9_proc_path(f->pfd, path, sizeof(path));
+	err = fetch(path, name, &buf, &len);
+	if (err)
+		return err;
+	if (newfid == fid) {
+		const struct p9_user *u = f->user;
+		p9_fid_release(f);
+		f->user = u;
+		nf = f;
+	} else {
+		err = p9_fid_new(s, newfid, &nf);
+		if (err) {
+			free(buf);
+			return err;
+		}
+		nf->user = f->user;
+	}
+	nf->kind = P9_FID_XREAD;
+	nf->xbuf = buf;
+	nf->xsize = len;
+	p9_put_u64(&m->out, len);
+	return 0;
+}
+
+int p9_op_xattrcreate(struct p9_msg *m)
+{
+	struct p9_session *s = m->s;
+	uint32_t fid = p9_get_u32(&m->in);
+	char name[XATTR_NAME_MAX + 1];
+	int err = get_xname(&m->in, name);
+	uint64_t size = p9_get_u64(&m->in);
+	uint32_t flags = p9_get_u32(&m->in);
+	struct p9_fid *f;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	if (err)
+		return err;
+	if (!name[0])
+		return -EINVAL;
+	f = p9_fid_get_file(s, fid, &err);
+	if (!f)
+		return err;
+	if (s->srv->opts.readonly)
+		return -EROFS;
+	if (flags & ~(P9_XATTR_CREATE | P9_XATTR_REPLACE))
+		return -EINVAL;
+	if (size > P9_XATTR_MAX)
+		return -E2BIG;
+	f->xname = strdup(name);
+	f->xbuf = malloc(size ? size : 1);
+	if (!f->xname || !f->xbuf) {
+		free(f->xname);
+		free(f->xbuf);
+		f->xname = NULL;
+		f->xbuf = NULL;
+		return -ENOMEM;
+	}
+	f->kind = P9_FID_XWRITE;
+	f->xsize = size;
+	f->xfilled = 0;
+	f->xflags = (int)flags;
+	return 0;
+}
+
+int p9_xattr_read(struct p9_msg *m, struct p9_fid *f, uint64_t off, uint32_t count)
+{
+	size_t n = 0;
+
+	if (off < f->xsize)
+		n = f->xsize - off;
+	if (n > count)
+		n = count;
+	if (n + 4 > p9_wbuf_left(&m->out))
+		n = p9_wbuf_left(&m->out) >= 4 ? p9_wbuf_left(&m->out) - 4 : 0;
+	p9_put_u32(&m->out, (uint32_t)n);
+	uint8_t *dst = p9_put_reserve(&m->out, n);
+	if (dst && n)
+		memcpy(dst, f->xbuf + off, n);
+	return 0;
+}
+
+int p9_xattr_write(struct p9_msg *m, struct p9_fid *f, uint64_t off, uint32_t count)
+{
+	if (off > f->xsize || count > f->xsize - off)
+		return -ENOSPC;
+	/* guest: the value is data, copied once into the fid's buffer */
+	p9_iov_read(m->req->in, m->req->nin, P9_TWRITE_HDRSZ, f->xbuf + off, count);
+	if (off + count > f->xfilled)
+		f->xfilled = off + count;
+	p9_put_u32(&m->out, count);
+	return 0;
+}
+
+int p9_xattr_commit(struct p9_session *s, struct p9_fid *f)
+{
+	char path[32];
+
+	if (f->xfilled != f->xsize)
+		return -EINVAL;     /* clunked before the whole value was written */
+	p9_proc_path(f->pfd, path, sizeof(path));
+	if (f->xsize == 0)
+		return removexattr(path, f->xname) < 0 ? -errno : 0;
+	return setxattr(path, f->xname, f->xbuf, f->xsize, f->xflags) < 0 ? -errno : 0;
+}
