@@ -2,3 +2,4 @@
 LIB_SRCS += devices/gmem.c devices/vq.c devices/worker.c devices/virtio_rng.c
 UNIT_TESTS += test_vq
 UNIT_TESTS += test_rng
+BENCHES += vq_bench
