@@ -3,3 +3,7 @@ LIB_SRCS += fs/fs_options.c fs/resolve.c fs/fuse_mount.c fs/p9_serve.c
 # 9P2000.L server (wire codec, ops by family, socket front end)
 LIB_SRCS += fs/p9_wire.c fs/p9_server.c fs/p9_fid.c fs/p9_walk.c fs/p9_io.c \
             fs/p9_dir.c fs/p9_xattr.c fs/p9_lock.c
+# FUSE passthrough server (dispatch, tables, ops by family, locks) and fuse-mount
+LIB_SRCS += fs/fuse_server.c fs/fuse_inode.c fs/fuse_ops_entry.c fs/fuse_ops_create.c \
+            fs/fuse_ops_file.c fs/fuse_ops_rw.c fs/fuse_ops_dir.c fs/fuse_ops_xattr.c \
+            fs/fuse_lock.c

@@ -1,9 +1,280 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder until the FUSE server lands. */
+/*
+ * `stainless fuse-mount DIR MOUNTPOINT [FS OPTIONS]`: the FUSE server on the
+ * host's own /dev/fuse, so the real kernel FUSE client (and every tool on
+ * the host) can exercise exactly the code a guest talks to.
+ *
+ * mount(2) directly (we run as root; no fusermount), then one reader thread
+ * per /dev/fuse fd (FUSE_DEV_IOC_CLONE gives each its own fd on the same
+ * connection). Each request is read into a buffer, handled inline and the
+ * reply written with one write(2). A parked request (SETLKW) keeps its
+ * buffers and the reader takes fresh ones. SIGINT/SIGTERM unmount; an
+ * external unmount ends the readers (ENODEV) and the program exits 0.
+ */
 #include "fs/fuse_mount.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fuse.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fs/fs_options.h"
+#include "fs/fuse_server.h"
+
+#define MOUNT_READERS 2
+
+struct mount_req {
+	struct fs_req req;
+	struct iovec in, out;
+	int fd;
+	size_t size;
+	uint8_t buf[]; /* in: size bytes, then out: size bytes */
+};
+
+struct reader {
+	struct fuse_server *srv;
+	int fd;
+	pthread_t thread;
+	pthread_t main_thread;
+};
+
+static struct mount_req *mreq_new(int fd, size_t size)
+{
+	struct mount_req *m = malloc(sizeof(*m) + 2 * size);
+
+	if (!m)
+		return NULL;
+	m->fd = fd;
+	m->size = size;
+	m->in.iov_base = m->buf;
+	m->out.iov_base = m->buf + size;
+	m->out.iov_len = size;
+	m->req = (struct fs_req){ .in = &m->in, .nin = 1, .out = &m->out, .nout = 1 };
+	return m;
+}
+
+static void send_reply(int fd, const void *buf, size_t len)
+{
+	/* ENOENT: the request was interrupted and is gone; nothing to do. */
+	while (len && write(fd, buf, len) < 0 && errno == EINTR)
+		;
+}
+
+static void mount_complete(void *ctx, struct fs_req *req, uint32_t len)
+{
+	struct mount_req *m = (struct mount_req *)((char *)req - offsetof(struct mount_req, req));
+
+	send_reply(m->fd, m->out.iov_base, len);
+	free(m);
+}
+
+static const struct fs_transport mount_transport = { .complete = mount_complete };
+
+static void *reader_main(void *arg)
+{
+	struct reader *rd = arg;
+	size_t size = fuse_server_max_request(rd->srv) + 4096;
+	struct mount_req *m = mreq_new(rd->fd, size);
+
+	while (m) {
+		ssize_t n = read(rd->fd, m->buf, size);
+
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN || errno == ENOENT)
+				continue;
+			if (errno != ENODEV)
+				fprintf(stderr, "stainless: fuse-mount: /dev/fuse: %s\n",
+					strerror(errno));
+			break;
+		}
+		m->in.iov_len = (size_t)n;
+		int r = fuse_server_handle(rd->srv, &m->req, &mount_transport);
+		if (r == FS_REQ_DEFERRED) {
+			m = mreq_new(rd->fd, size); /* the parked request keeps the old one */
+			continue;
+		}
+		send_reply(rd->fd, m->out.iov_base, (size_t)r);
+	}
+	free(m);
+	pthread_kill(rd->main_thread, SIGUSR1);
+	return NULL;
+}
+
+static int usage(const char *why, const char *what)
+{
+	fprintf(stderr, "stainless: fuse-mount: %s%s%s\n", why, what ? ": " : "",
+		what ? what : "");
+	return 2;
+}
+
+static int parse_args(int argc, char **argv, struct fs_options *o,
+		      const char **dir, const char **mnt)
+{
+	const char *pos[2];
+	int npos = 0;
+
+	fs_options_default(o);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--cache") == 0) {
+			if (++i >= argc)
+				return usage("--cache needs a value (never, auto, always)", NULL);
+			if (fs_parse_cache(argv[i], &o->cache))
+				return usage("cache must be never, auto or always", argv[i]);
+		} else if (strncmp(a, "--cache=", 8) == 0) {
+			if (fs_parse_cache(a + 8, &o->cache))
+				return usage("cache must be never, auto or always", a + 8);
+		} else if (strcmp(a, "--readonly") == 0) {
+			o->readonly = true;
+		} else if (strcmp(a, "--xattr") == 0) {
+			o->xattr = true;
+		} else if (strcmp(a, "--writeback") == 0) {
+			o->writeback = true;
+		} else if (a[0] == '-' && a[1]) {
+			return usage("unknown option", a);
+		} else if (npos < 2) {
+			pos[npos++] = a;
+		} else {
+			return usage("too many arguments", a);
+		}
+	}
+	if (npos < 2)
+		return usage("usage: stainless fuse-mount DIR MOUNTPOINT "
+			     "[--cache never|auto|always] [--readonly] [--xattr] [--writeback]",
+			     NULL);
+	*dir = pos[0];
+	*mnt = pos[1];
+	return 0;
+}
+
+static int check_dir(const char *what, const char *path)
+{
+	struct stat st;
+	char msg[64];
+
+	if (stat(path, &st) < 0) {
+		snprintf(msg, sizeof(msg), "%s %s", what, strerror(errno));
+		return usage(msg, path);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(msg, sizeof(msg), "%s is not a directory", what);
+		return usage(msg, path);
+	}
+	return 0;
+}
+
+/* After a lazy unmount, abort the connection so busy files cannot hold us. */
+static void abort_conn(dev_t dev)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort", minor(dev));
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)!write(fd, "1", 1);
+		close(fd);
+	}
+}
+
+static int serve(struct fuse_server *srv, int fd, const char *mnt)
+{
+	struct reader rd[MOUNT_READERS];
+	struct stat st;
+	sigset_t set;
+	int n = 0, sig = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	for (int i = 0; i < MOUNT_READERS; i++) {
+		int rfd = fd;
+		if (i > 0) {
+			uint32_t master = (uint32_t)fd;
+			rfd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+			if (rfd < 0 || ioctl(rfd, FUSE_DEV_IOC_CLONE, &master) < 0) {
+				if (rfd >= 0)
+					close(rfd);
+				break; /* one reader still serves */
+			}
+		}
+		rd[n] = (struct reader){ .srv = srv, .fd = rfd, .main_thread = pthread_self() };
+		if (pthread_create(&rd[n].thread, NULL, reader_main, &rd[n])) {
+			if (rfd != fd)
+				close(rfd);
+			break;
+		}
+		n++;
+	}
+	if (stat(mnt, &st) < 0)
+		st.st_dev = 0;
+	if (n == 0 || sigwait(&set, &sig) != 0)
+		sig = SIGTERM; /* nobody serves: take the mount down */
+	if (sig == SIGINT || sig == SIGTERM) {
+		if (umount2(mnt, 0) < 0 && umount2(mnt, MNT_DETACH) == 0 && st.st_dev)
+			abort_conn(st.st_dev);
+	}
+	for (int i = 0; i < n; i++) {
+		pthread_join(rd[i].thread, NULL);
+		if (rd[i].fd != fd)
+			close(rd[i].fd);
+	}
+	return n ? 0 : 1;
+}
+
 int fuse_mount_main(int argc, char **argv)
 {
-	fprintf(stderr, "stainless: fuse-mount: not available yet\n");
-	return 2;
+	struct fuse_server *srv;
+	struct fs_options o;
+	const char *dir, *mnt;
+	struct rlimit rl;
+	char opts[256];
+	int fd, r;
+
+	r = parse_args(argc, argv, &o, &dir, &mnt);
+	if (r || (r = check_dir("share", dir)) || (r = check_dir("mount point", mnt)))
+		return r;
+	/* The inode table is sized from this: one O_PATH fd per known inode. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	r = fuse_server_create(&srv, dir, &o);
+	if (r) {
+		fprintf(stderr, "stainless: fuse-mount: %s: %s\n", dir, strerror(-r));
+		return 1;
+	}
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "stainless: fuse-mount: /dev/fuse: %s\n", strerror(errno));
+		fuse_server_destroy(srv);
+		return 1;
+	}
+	snprintf(opts, sizeof(opts),
+		 "fd=%d,rootmode=40000,user_id=%u,group_id=%u,allow_other,"
+		 "default_permissions,max_read=%u",
+		 fd, getuid(), getgid(), FUSE_SERVER_MAX_WRITE);
+	if (mount("stainless", mnt, "fuse.stainless", MS_NOSUID | MS_NODEV, opts) < 0) {
+		fprintf(stderr, "stainless: fuse-mount: mount %s: %s\n", mnt, strerror(errno));
+		close(fd);
+		fuse_server_destroy(srv);
+		return 1;
+	}
+	r = serve(srv, fd, mnt);
+	close(fd);
+	fuse_server_destroy(srv);
+	return r;
 }

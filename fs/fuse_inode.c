@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Bounded inode and handle tables of the FUSE server (see fuse_inode.h). */
+#include "fs/fuse_inode.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define REFS(s) ((uint32_t)(s))
+#define GEN(s) ((uint32_t)((s) >> 32))
+
+/* One CAS: succeeds only while the slot is live in the wanted generation. */
+static bool slot_tryget(_Atomic uint64_t *state, uint32_t gen)
+{
+	uint64_t s = atomic_load_explicit(state, memory_order_acquire);
+
+	for (;;) {
+		if (GEN(s) != gen || REFS(s) == 0 || REFS(s) == UINT32_MAX)
+			return false;
+		if (atomic_compare_exchange_weak_explicit(state, &s, s + 1,
+							  memory_order_acquire,
+							  memory_order_acquire))
+			return true;
+	}
+}
+
+/* True when the caller dropped the last reference. */
+static bool slot_put(_Atomic uint64_t *state)
+{
+	uint64_t s = atomic_fetch_sub_explicit(state, 1, memory_order_acq_rel);
+
+	return REFS(s) == 1;
+}
+
+static uint32_t hash_key(const struct fuse_itable *t, dev_t dev, ino_t ino)
+{
+	uint64_t k = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4full;
+
+	return (uint32_t)(k >> 32) & (t->nbuckets - 1);
+}
+
+int fuse_itable_init(struct fuse_itable *t, uint32_t cap)
+{
+	if (cap < 4)
+		cap = 4;
+	t->cap = cap;
+	t->used = 1;
+	t->free_head = 0;
+	t->live = 0;
+	t->nbuckets = 1;
+	while (t->nbuckets < cap)
+		t->nbuckets <<= 1;
+	t->slots = calloc(cap, sizeof(*t->slots));
+	t->buckets = calloc(t->nbuckets, sizeof(*t->buckets));
+	if (!t->slots || !t->buckets) {
+		free(t->slots);
+		free(t->buckets);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < cap; i++) {
+		t->slots[i].idx = i;
+		t->slots[i].fd = -1;
+		/* Generation 0 is the root's alone, so nodeid 1 is only ever it. */
+		atomic_init(&t->slots[i].state, (uint64_t)(i == 1 ? 0 : 1) << 32);
+	}
+	pthread_mutex_init(&t->mu, NULL);
+	return 0;
+}
+
+static void hash_insert(struct fuse_itable *t, struct fuse_inode *ino)
+{
+	uint32_t b = hash_key(t, ino->dev, ino->ino);
+
+	ino->hash_next = t->buckets[b];
+	t->buckets[b] = ino->idx;
+	ino->hashed = true;
+}
+
+static void hash_remove(struct fuse_itable *t, struct fuse_inode *ino)
+{
+	uint32_t *p = &t->buckets[hash_key(t, ino->dev, ino->ino)];
+
+	while (*p && *p != ino->idx)
+		p = &t->slots[*p].hash_next;
+	if (*p)
+		*p = ino->hash_next;
+	ino->hashed = false;
+}
+
+static void fill_inode(struct fuse_inode *ino, int fd, const struct stat *st)
+{
+	ino->fd = fd;
+	ino->dev = st->st_dev;
+	ino->ino = st->st_ino;
+	ino->type = st->st_mode & S_IFMT;
+	ino->nlookup = 1;
+	ino->owners = NULL;
+}
+
+int fuse_itable_set_root(struct fuse_itable *t, int fd, const struct stat *st)
+{
+	struct fuse_inode *root = &t->slots[1];
+
+	fill_inode(root, fd, st);
+	hash_insert(t, root);
+	t->live = 1;
+	atomic_store(&root->state, FUSE_ID(0, 1)); /* the table's reference */
+	return 0;
+}
+
+int fuse_inode_lookup_add(struct fuse_itable *t, int fd, const struct stat *st,
+			  struct fuse_inode **out)
+{
+	struct fuse_inode *ino;
+	uint32_t i;
+
+	pthread_mutex_lock(&t->mu);
+	for (i = t->buckets[hash_key(t, st->st_dev, st->st_ino)]; i;
+	     i = t->slots[i].hash_next) {
+		ino = &t->slots[i];
+		if (ino->dev == st->st_dev && ino->ino == st->st_ino) {
+			ino->nlookup++;
+			/* Hashed means the table holds a reference: this cannot fail. */
+			atomic_fetch_add(&ino->state, 1);
+			pthread_mutex_unlock(&t->mu);
+			close(fd);
+			*out = ino;
+			return 0;
+		}
+	}
+	if (t->free_head) {
+		i = t->free_head;
+		t->free_head = t->slots[i].free_next;
+	} else if (t->used + 1 < t->cap) {
+		i = ++t->used;
+	} else {
+		pthread_mutex_unlock(&t->mu);
+		close(fd);
+		return -ENFILE;
+	}
+	ino = &t->slots[i];
+	fill_inode(ino, fd, st);
+	hash_insert(t, ino);
+	t->live++;
+	/* The table's reference (until forgotten) and the caller's. */
+	atomic_store(&ino->state, (atomic_load(&ino->state) & ~0xffffffffull) | 2);
+	pthread_mutex_unlock(&t->mu);
+	*out = ino;
+	return 0;
+}
+
+struct fuse_inode *fuse_inode_get(struct fuse_itable *t, uint64_t nodeid)
+{
+	uint32_t idx = (uint32_t)nodeid;
+
+	if (idx == 0 || idx >= t->cap)
+		return NULL;
+	if (!slot_tryget(&t->slots[idx].state, (uint32_t)(nodeid >> 32)))
+		return NULL;
+	return &t->slots[idx];
+}
+
+void fuse_inode_ref(struct fuse_inode *ino)
+{
+	atomic_fetch_add(&ino->state, 1);
+}
+
+void fuse_inode_put(struct fuse_itable *t, struct fuse_inode *ino)
+{
+	struct fuse_lock_owner *o, *next;
+
+	if (!slot_put(&ino->state))
+		return;
+	/* Last reference: nobody else can see this slot until it is freed. */
+	close(ino->fd);
+	ino->fd = -1;
+	for (o = ino->owners; o; o = next) {
+		next = o->next;
+		close(o->fd);
+		free(o);
+	}
+	ino->owners = NULL;
+	pthread_mutex_lock(&t->mu);
+	atomic_store(&ino->state, (uint64_t)(GEN(atomic_load(&ino->state)) + 1) << 32);
+	ino->free_next = t->free_head;
+	t->free_head = ino->idx;
+	t->live--;
+	pthread_mutex_unlock(&t->mu);
+}
+
+uint64_t fuse_inode_nodeid(const struct fuse_inode *ino)
+{
+	return FUSE_ID(GEN(atomic_load(&ino->state)), ino->idx);
+}
+
+uint32_t fuse_inode_gen(const struct fuse_inode *ino)
+{
+	return GEN(atomic_load(&ino->state));
+}
+
+void fuse_inode_forget(struct fuse_itable *t, uint64_t nodeid, uint64_t n)
+{
+	uint32_t idx = (uint32_t)nodeid;
+	struct fuse_inode *ino;
+	bool drop = false;
+
+	/* The root is pinned: the client never looked it up. */
+	if (idx <= 1 || idx >= t->cap)
+		return;
+	ino = &t->slots[idx];
+	pthread_mutex_lock(&t->mu);
+	uint64_t s = atomic_load(&ino->state);
+	if (GEN(s) == (uint32_t)(nodeid >> 32) && REFS(s) && ino->hashed) {
+		ino->nlookup = n >= ino->nlookup ? 0 : ino->nlookup - n;
+		if (ino->nlookup == 0) {
+			hash_remove(t, ino);
+			drop = true;
+		}
+	}
+	pthread_mutex_unlock(&t->mu);
+	if (drop)
+		fuse_inode_put(t, ino);
+}
+
+void fuse_itable_forget_all(struct fuse_itable *t)
+{
+	for (uint32_t i = 2; i < t->cap && i <= t->used; i++) {
+		struct fuse_inode *ino = &t->slots[i];
+
+		pthread_mutex_lock(&t->mu);
+		bool drop = ino->hashed;
+		if (drop) {
+			ino->nlookup = 0;
+			hash_remove(t, ino);
+		}
+		pthread_mutex_unlock(&t->mu);
+		if (drop)
+			fuse_inode_put(t, ino);
+	}
+}
+
+void fuse_itable_fini(struct fuse_itable *t)
+{
+	fuse_itable_forget_all(t);
+	if (t->slots && REFS(atomic_load(&t->slots[1].state))) {
+		t->slots[1].hashed = false;
+		fuse_inode_put(t, &t->slots[1]);
+	}
+	pthread_mutex_destroy(&t->mu);
+	free(t->slots);
+	free(t->buckets);
+	t->slots = NULL;
+	t->buckets = NULL;
+}
+
+int fuse_htable_init(struct fuse_htable *t, uint32_t cap)
+{
+	if (cap < 4)
+		cap = 4;
+	t->cap = cap;
+	t->used = 0;
+	t->free_head = 0;
+	t->live = 0;
+	t->slots = calloc(cap, sizeof(*t->slots));
+	if (!t->slots)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cap; i++) {
+		t->slots[i].idx = i;
+		t->slots[i].fd = -1;
+		atomic_init(&t->slots[i].state, (uint64_t)1 << 32);
+		pthread_mutex_init(&t->slots[i].dir_mu, NULL);
+	}
+	pthread_mutex_init(&t->mu, NULL);
+	return 0;
+}
+
+int fuse_handle_add(struct fuse_htable *t, int fd, int flags,
+		    struct fuse_inode *inode, uint64_t *fh)
+{
+	struct fuse_handle *h;
+	uint32_t i;
+
+	pthread_mutex_lock(&t->mu);
+	if (t->free_head) {
+		i = t->free_head;
+		t->free_head = t->slots[i].free_next;
+	} else if (t->used + 1 < t->cap) {
+		i = ++t->used;
+	} else {
+		pthread_mutex_unlock(&t->mu);
+		close(fd);
+		return -ENFILE;
+	}
+	h = &t->slots[i];
+	h->fd = fd;
+	h->flags = flags;
+	fuse_inode_ref(inode);
+	h->inode = inode;
+	atomic_store(&h->released, false);
+	uint64_t s = atomic_load(&h->state);
+	atomic_store(&h->state, (s & ~0xffffffffull) | 1);
+	t->live++;
+	*fh = FUSE_ID(GEN(s), i);
+	pthread_mutex_unlock(&t->mu);
+	return 0;
+}
+
+struct fuse_handle *fuse_handle_get(struct fuse_htable *t, uint64_t fh)
+{
+	uint32_t idx = (uint32_t)fh;
+
+	if (idx == 0 || idx >= t->cap)
+		return NULL;
+	if (!slot_tryget(&t->slots[idx].state, (uint32_t)(fh >> 32)))
+		return NULL;
+	/*
+	 * A handle being released stays usable by requests that got in before
+	 * its last reference went; RELEASE itself happens once (released flag).
+	 */
+	return &t->slots[idx];
+}
+
+void fuse_handle_put(struct fuse_htable *t, struct fuse_handle *h,
+		     struct fuse_itable *it)
+{
+	if (!slot_put(&h->state))
+		return;
+	close(h->fd);
+	h->fd = -1;
+	fuse_inode_put(it, h->inode);
+	h->inode = NULL;
+	pthread_mutex_lock(&t->mu);
+	atomic_store(&h->state, (uint64_t)(GEN(atomic_load(&h->state)) + 1) << 32);
+	h->free_next = t->free_head;
+	t->free_head = h->idx;
+	t->live--;
+	pthread_mutex_unlock(&t->mu);
+}
+
+int fuse_handle_release(struct fuse_htable *ht, uint64_t fh,
+			struct fuse_itable *it)
+{
+	struct fuse_handle *h = fuse_handle_get(ht, fh);
+
+	if (!h)
+		return -EBADF;
+	if (atomic_exchange(&h->released, true)) {
+		fuse_handle_put(ht, h, it);
+		return -EBADF;
+	}
+	fuse_handle_put(ht, h, it); /* ours */
+	fuse_handle_put(ht, h, it); /* the table's */
+	return 0;
+}
+
+void fuse_htable_release_all(struct fuse_htable *ht, struct fuse_itable *it)
+{
+	for (uint32_t i = 1; i < ht->cap && i <= ht->used; i++) {
+		uint64_t s = atomic_load(&ht->slots[i].state);
+
+		if (REFS(s))
+			fuse_handle_release(ht, FUSE_ID(GEN(s), i), it);
+	}
+}
+
+void fuse_htable_fini(struct fuse_htable *t)
+{
+	for (uint32_t i = 0; i < t->cap; i++)
+		pthread_mutex_destroy(&t->slots[i].dir_mu);
+	pthread_mutex_destroy(&t->mu);
+	free(t->slots);
+	t->slots = NULL;
+}

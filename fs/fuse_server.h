@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The FUSE passthrough server: answers FUSE requests (protocol 7.31 and
+ * newer) against a host directory. It never knows its transport; the
+ * virtio-fs device, the vhost-user backend and `stainless fuse-mount`
+ * (/dev/fuse) all feed it the same way.
+ *
+ * Using it from a transport:
+ *
+ *   struct fuse_server *srv;
+ *   fuse_server_create(&srv, "/srv/share", &opts);      // once per share
+ *   ...
+ *   // on any thread, concurrently (one per queue is the intended use):
+ *   int n = fuse_server_handle(srv, &req, &transport);
+ *   if (n >= 0) publish n bytes written into req.out   // 0: no reply (FORGET)
+ *   else        n == FS_REQ_DEFERRED: the server keeps req and calls
+ *               transport.complete(transport.ctx, &req, len) later, possibly
+ *               from another thread; req, req.out and the memory they name
+ *               must stay valid until then.
+ *   ...
+ *   fuse_server_reset(srv);    // device reset: forget all guest state
+ *   fuse_server_destroy(srv);  // after the transports stopped calling
+ *
+ * req.in holds one whole request (struct fuse_in_header first; iovecs may be
+ * split anywhere) and its byte total must equal the header's len; req.out is
+ * the space for the reply. WRITE payloads are written straight from req.in.
+ * Each call runs the filesystem work with the caller's (uid, gid) from the
+ * request header when the process is root, and leaves the thread's
+ * credentials as it found them.
+ *
+ * Blocking lock waits (SETLKW) run on a small helper thread that is woken
+ * for INTERRUPT with FUSE_SERVER_WAKE_SIGNAL; the server installs a no-op
+ * handler for it (without SA_RESTART). Keep that signal free in the process
+ * and unblocked in no thread the server creates (it unblocks it itself).
+ *
+ * The server creates nothing in the process but file descriptors, those
+ * helper threads and a umask(0) at creation (the client already applied its
+ * own umask; the host's must not apply a second time).
+ */
+#ifndef STAINLESS_FS_FUSE_SERVER_H
+#define STAINLESS_FS_FUSE_SERVER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "fs/fs_options.h"
+#include "fs/fs_req.h"
+
+struct fuse_server;
+
+#define FUSE_SERVER_WAKE_SIGNAL (SIGRTMIN + 4)
+
+/*
+ * DAX hook (a later issue): FUSE_SETUPMAPPING and FUSE_REMOVEMAPPING are
+ * answered ENOSYS until a device hands the server these callbacks. The
+ * server resolves fh to a host fd (held open for the call) and checks the
+ * access flags; the device maps [foffset, foffset+len) of fd at moffset in
+ * its window (MAP_SHARED|MAP_FIXED) or puts the window's backing back.
+ * Both return 0 or -errno; the server replies with that.
+ */
+struct fuse_dax_ops {
+	int (*setup_mapping)(void *ctx, int fd, uint64_t foffset, uint64_t len,
+			     uint64_t moffset, bool writable);
+	int (*remove_mapping)(void *ctx, uint64_t moffset, uint64_t len);
+};
+
+/* Knobs a front end or a test may set; zero means the default. */
+struct fuse_server_params {
+	uint32_t max_inodes;  /* O_PATH fds held for the client (ENFILE beyond) */
+	uint32_t max_handles; /* open files and directories (ENFILE beyond) */
+	uint32_t max_write;   /* largest WRITE/READ payload offered at INIT */
+	const struct fuse_dax_ops *dax; /* NULL: no DAX window */
+	void *dax_ctx;
+	/* Test only: pretend every RWF_NOWAIT read would block. */
+	bool test_nowait_blocks;
+};
+
+#define FUSE_SERVER_MAX_WRITE (1u << 20)
+
+/*
+ * Opens root_dir (which must be a directory) and sets up the tables.
+ * Returns 0 or -errno; on success *out must be freed with destroy.
+ */
+int fuse_server_create(struct fuse_server **out, const char *root_dir,
+		       const struct fs_options *opts);
+int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
+			      const struct fs_options *opts,
+			      const struct fuse_server_params *params);
+
+/*
+ * Handles one request. Returns the reply length written into req->out (0
+ * when the request takes no reply: FORGET, BATCH_FORGET, INTERRUPT, or an
+ * out buffer too small for even a header) or FS_REQ_DEFERRED.
+ * Thread-safe; never blocks on a lock held by another request.
+ */
+int fuse_server_handle(struct fuse_server *srv, struct fs_req *req,
+		       const struct fs_transport *t);
+
+/*
+ * Drops every inode and handle the client was given and cancels parked
+ * requests (completing them with EINTR); the next request must be INIT.
+ * Call with no other thread inside fuse_server_handle().
+ */
+void fuse_server_reset(struct fuse_server *srv);
+
+/* Resets, then frees everything. NULL is fine. */
+void fuse_server_destroy(struct fuse_server *srv);
+
+/* Largest request the server accepts (size receive buffers with this). */
+uint32_t fuse_server_max_request(const struct fuse_server *srv);
+
+#endif
