@@ -147,6 +147,10 @@ static void arm_read(struct worker *w, int fd, uint64_t *buf, uintptr_t tag)
 
 static void finish(struct worker *w, struct wslot *s, uint32_t len)
 {
+	/* Stopping means the driver reset the device: its rings are no
+	 * longer ours to write. */
+	if (w->stopping)
+		return;
 	/* A device cannot claim it wrote more than the guest gave it. */
 	if (len > s->out_len)
 		len = s->out_len;
@@ -205,6 +209,12 @@ static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 
 	switch (tag) {
 	case TAG_KICK:
+		if (cqe->res < 0 && cqe->res != -EINTR && cqe->res != -EAGAIN) {
+			/* Re-arming a read that keeps failing would spin. */
+			virtio_log(w->dev->ops->name, "queue %u: kick read: %s; queue idle",
+				   w->q, strerror(-cqe->res));
+			return;
+		}
 		if (!w->stopping)
 			arm_read(w, w->kick_fd, &w->kick_buf, TAG_KICK);
 		return;
@@ -239,7 +249,8 @@ static void *worker_main(void *arg)
 		if (!w->stopping)
 			drain(w);
 		reap_done(w);
-		vq_flush(w->vq);
+		if (!w->stopping)
+			vq_flush(w->vq);
 		if (w->stopping && w->ops_inflight == 0)
 			break;
 		/* Kicks that raced with the drain are seen here, not lost. */
