@@ -134,8 +134,17 @@ static int load_elf(const struct gmem *gm, uint64_t mem, int fd, off_t fsize,
 				    "ELF segment %u does not fit in guest RAM", i);
 		if (read_into_guest(gm, fd, ph.p_offset, ph.p_paddr, ph.p_filesz) < 0)
 			return fail(err, errlen, -EIO, "cannot read ELF segment %u", i);
-		memset(gmem_ptr(gm, ph.p_paddr + ph.p_filesz, ph.p_memsz - ph.p_filesz), 0,
-		       ph.p_memsz - ph.p_filesz);
+		/* A segment without bss may end exactly at the end of RAM, where
+		 * even a zero-length gmem_ptr() is NULL. */
+		if (ph.p_memsz > ph.p_filesz) {
+			uint8_t *bss = gmem_ptr(gm, ph.p_paddr + ph.p_filesz,
+						ph.p_memsz - ph.p_filesz);
+
+			if (!bss)
+				return fail(err, errlen, -EFAULT,
+					    "ELF segment %u is outside guest memory", i);
+			memset(bss, 0, ph.p_memsz - ph.p_filesz);
+		}
 		if (ph.p_paddr + ph.p_memsz > end)
 			end = ph.p_paddr + ph.p_memsz;
 	}
