@@ -1,0 +1,199 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# POSIX battery through the real kernel FUSE client against
+# `stainless fuse-mount`: files, directories, links, attributes, xattrs,
+# locks held by the host, mmap, a 10,000-entry readdir, sparse files,
+# O_TMPFILE, statx, a cp -a of a real tree, and what the share must not
+# let through. Exit 0 pass, 77 skip (last line says why), else fail.
+set -u
+: "${STAINLESS:=$(pwd)/build/stainless}"
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root to mount(2) FUSE"
+[ -c /dev/fuse ] || skip "no /dev/fuse"
+grep -qw fuse /proc/filesystems || skip "kernel has no FUSE"
+[ -x "$STAINLESS" ] || skip "no stainless binary at $STAINLESS (build first)"
+command -v cc >/dev/null || skip "no C compiler for the helper"
+for t in setfattr getfattr flock diff; do
+	command -v $t >/dev/null || skip "$t missing (scripts/deps installs attr, util-linux)"
+done
+
+T=$(mktemp -d /tmp/fuse_posix.XXXXXX)
+SRC=$T/src MNT=$T/mnt OUT=$T/outside
+mkdir -p "$SRC" "$MNT" "$OUT"
+chmod 0755 "$T" # other users must reach the mount
+PID= HOLD=
+cleanup() {
+	[ -n "$HOLD" ] && kill "$HOLD" 2>/dev/null
+	if grep -q " $MNT " /proc/mounts; then umount "$MNT" 2>/dev/null || umount -l "$MNT"; fi
+	[ -n "$PID" ] && kill "$PID" 2>/dev/null && sleep 0.2 && kill -9 "$PID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+FAILS=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; FAILS=$((FAILS + 1)); }
+check() { d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
+
+cc -O2 -o "$T/helper" "$HERE/fuse_helper.c" || { echo "helper build failed"; exit 1; }
+H=$T/helper
+
+# --- command line errors: one line on stderr, non-zero exit ---------------
+badcmd() {
+	d=$1; shift
+	"$STAINLESS" fuse-mount "$@" 2>"$T/err"; rc=$?
+	if [ $rc -ne 0 ] && [ "$(wc -l <"$T/err")" -eq 1 ]; then ok "cli: $d"
+	else bad "cli: $d (rc=$rc, stderr: $(cat "$T/err"))"; fi
+}
+badcmd "missing dir" "$T/nope" "$MNT"
+badcmd "dir is a file" "$H" "$MNT"
+badcmd "bad option" "$SRC" "$MNT" --bogus
+badcmd "bad cache" "$SRC" "$MNT" --cache sometimes
+badcmd "missing mountpoint" "$SRC"
+
+# --- mount -----------------------------------------------------------------
+"$STAINLESS" fuse-mount "$SRC" "$MNT" --xattr --cache auto &
+PID=$!
+for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
+grep -q " $MNT " /proc/mounts || { echo "mount did not appear"; exit 1; }
+
+# --- files and directories --------------------------------------------------
+echo "hello fuse" >"$MNT/f1"
+check "create+write seen on host" grep -qx "hello fuse" "$SRC/f1"
+check "read back" grep -qx "hello fuse" "$MNT/f1"
+echo "more" >>"$MNT/f1"
+check "append" [ "$(wc -l <"$SRC/f1")" = 2 ]
+truncate -s 5 "$MNT/f1"
+check "truncate" [ "$(stat -c %s "$SRC/f1")" = 5 ]
+truncate -s 100000 "$MNT/f1"
+check "extend" [ "$(stat -c %s "$MNT/f1")" = 100000 ]
+mkdir -p "$MNT/d1/d2"
+check "mkdir -p" [ -d "$SRC/d1/d2" ]
+mv "$MNT/f1" "$MNT/d1/d2/f2"
+check "rename file across dirs" [ -f "$SRC/d1/d2/f2" ] && [ ! -e "$SRC/f1" ]
+mv "$MNT/d1" "$MNT/d3"
+check "rename dir" [ -f "$MNT/d3/d2/f2" ]
+rmdir "$MNT/d3/d2" 2>/dev/null && bad "rmdir of non-empty dir succeeded" || ok "rmdir non-empty refused"
+rm "$MNT/d3/d2/f2" && rmdir "$MNT/d3/d2" "$MNT/d3"
+check "unlink+rmdir" [ ! -e "$SRC/d3" ]
+
+# --- links --------------------------------------------------------------------
+echo data >"$MNT/orig"
+ln "$MNT/orig" "$MNT/hard"
+check "hard link count" [ "$(stat -c %h "$MNT/orig")" = 2 ]
+check "hard link same inode" [ "$(stat -c %i "$MNT/orig")" = "$(stat -c %i "$MNT/hard")" ]
+check "hard link on host" [ "$(stat -c %i "$SRC/orig")" = "$(stat -c %i "$SRC/hard")" ]
+ln -s orig "$MNT/sym"
+check "symlink target" [ "$(readlink "$MNT/sym")" = orig ]
+check "read via symlink" grep -qx data "$MNT/sym"
+check "symlink on host" [ -L "$SRC/sym" ]
+
+# --- attributes ------------------------------------------------------------------
+chmod 0640 "$MNT/orig"
+check "chmod" [ "$(stat -c %a "$SRC/orig")" = 640 ]
+chown 1234:5678 "$MNT/orig"
+check "chown" [ "$(stat -c %u:%g "$SRC/orig")" = 1234:5678 ]
+touch -d "2001-02-03 04:05:06" "$MNT/orig"
+check "utimes" [ "$(stat -c %Y "$SRC/orig")" = "$(date -d "2001-02-03 04:05:06" +%s)" ]
+touch "$MNT/orig"
+check "utimes now" [ "$(stat -c %Y "$SRC/orig")" -ge "$(($(date +%s) - 5))" ]
+check "statx" "$H" statx "$MNT/orig"
+
+# --- files run as their caller: a non-root user is refused by the host --------
+mkdir "$MNT/private" "$MNT/public" && chmod 0700 "$MNT/private" && chmod 0777 "$MNT/public"
+if command -v setpriv >/dev/null; then
+	as_user() { setpriv --reuid 4321 --regid 4321 --clear-groups "$@"; }
+	check "unprivileged create in 0777 dir" as_user touch "$MNT/public/mine"
+	check "created as the caller" [ "$(stat -c %u:%g "$SRC/public/mine" 2>/dev/null)" = 4321:4321 ]
+	as_user touch "$MNT/private/x" 2>/dev/null &&
+		bad "unprivileged create in 0700 dir" || ok "unprivileged create refused"
+fi
+
+# --- xattrs -------------------------------------------------------------------
+setfattr -n user.color -v blue "$MNT/orig"
+check "setfattr seen on host" [ "$(getfattr --absolute-names --only-values -n user.color "$SRC/orig")" = blue ]
+check "getfattr" [ "$(getfattr --absolute-names --only-values -n user.color "$MNT/orig")" = blue ]
+check "listxattr" sh -c "getfattr --absolute-names -d '$MNT/orig' | grep -q user.color"
+setfattr -x user.color "$MNT/orig"
+check "removexattr" sh -c "! getfattr --absolute-names -n user.color '$SRC/orig' 2>/dev/null"
+
+# --- locks against a lock the host holds on the real file ---------------------
+: >"$SRC/lk"
+flock "$SRC/lk" sleep 3 &
+HOLD=$!
+sleep 0.3
+check "flock refused while host holds it" sh -c "! flock -n '$MNT/lk' true"
+start=$(date +%s)
+check "flock wait completes when host releases" timeout 15 flock "$MNT/lk" true
+check "flock waited" [ $(($(date +%s) - start)) -ge 1 ]
+wait $HOLD 2>/dev/null; HOLD=
+
+: >"$SRC/plk"
+"$H" posix-hold "$SRC/plk" 3 >"$T/holdout" &
+HOLD=$!
+for i in $(seq 30); do [ -s "$T/holdout" ] && break; sleep 0.1; done
+check "POSIX lock refused while host holds it" "$H" posix-try "$MNT/plk"
+check "F_GETLK sees the host's lock" "$H" posix-getlk "$MNT/plk"
+timeout -s INT 1 "$H" posix-wait "$MNT/plk"
+check "interrupted F_SETLKW gives up" [ $? -ne 0 ]
+start=$(date +%s)
+check "F_SETLKW completes when host releases" timeout 15 "$H" posix-wait "$MNT/plk"
+check "F_SETLKW waited" [ $(($(date +%s) - start)) -ge 1 ]
+wait $HOLD 2>/dev/null; HOLD=
+check "one owner across fds; close drops its locks" "$H" posix-owners "$MNT/plk"
+
+# --- mmap, sparse files, O_TMPFILE ----------------------------------------------
+check "mmap shared writes seen by read" "$H" mmap "$MNT/mm"
+check "SEEK_DATA/SEEK_HOLE" "$H" sparse "$MNT/sparse"
+check "O_TMPFILE" "$H" tmpfile "$MNT"
+check "O_TMPFILE linked in" grep -qx tmpdata "$SRC/linked_tmpfile"
+
+# --- a 10,000-entry directory ----------------------------------------------------
+mkdir "$SRC/big"
+(cd "$SRC/big" && seq -f "entry_%05g" 10000 | xargs touch)
+check "readdir 10000" [ "$(ls "$MNT/big" | wc -l)" = 10000 ]
+check "readdirplus 10000 (ls -l)" [ "$(ls -l "$MNT/big" | grep -c entry_)" = 10000 ]
+check "find 10000" [ "$(find "$MNT/big" -type f | wc -l)" = 10000 ]
+
+# --- a real source tree ---------------------------------------------------------
+if [ -d /usr/include/linux ]; then
+	cp -a /usr/include/linux "$MNT/inc"
+	check "cp -a tree, diff through mount" diff -r /usr/include/linux "$MNT/inc"
+	check "cp -a tree, diff on host" diff -r /usr/include/linux "$SRC/inc"
+fi
+
+# --- the share's edges ------------------------------------------------------------
+echo secret >"$OUT/secret"
+ln -s "$OUT/secret" "$SRC/abs_out"
+ln -s ../outside/secret "$SRC/rel_out"
+check "symlink out stays a symlink (server does not follow)" [ -L "$MNT/abs_out" ]
+check "readlink is literal" [ "$(readlink "$MNT/rel_out")" = ../outside/secret ]
+ln "$OUT/secret" "$MNT/hl" 2>/dev/null && bad "hard link from outside the share" ||
+	ok "hard link from outside refused"
+mkdir "$SRC/loopdir" && ln -s . "$SRC/loopdir/self"
+check "self symlink lookups stay inside" [ -d "$MNT/loopdir/self/self/self" ]
+
+# --- the server is still serving, then SIGTERM unmounts and exits 0 -------------
+check "still serving" [ -f "$MNT/mm" ]
+kill -TERM "$PID"
+wait "$PID"; rc=$?
+PID=
+check "SIGTERM exits 0" [ $rc -eq 0 ]
+check "SIGTERM unmounted" sh -c "! grep -q ' $MNT ' /proc/mounts"
+
+# --- an external umount ends it with 0 ---------------------------------------------
+"$STAINLESS" fuse-mount "$SRC" "$MNT" --readonly &
+PID=$!
+for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
+sh -c "echo x >'$MNT/ro'" 2>/dev/null && bad "readonly share accepted a write" || ok "readonly refuses writes"
+check "readonly still reads" [ "$(ls "$MNT/big" | wc -l)" = 10000 ]
+umount "$MNT"
+wait "$PID"; rc=$?
+PID=
+check "external umount exits 0" [ $rc -eq 0 ]
+
+echo "$FAILS failure(s)"
+[ "$FAILS" -eq 0 ]
