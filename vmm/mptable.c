@@ -144,6 +144,9 @@ int mptable_write(const struct gmem *gm, uint64_t addr, unsigned ncpus,
 	memcpy(mpc->signature, "PCMP", 4);
 	mpc->length = (uint16_t)(p - (uint8_t *)mpc);
 	mpc->spec = 4;
+	/* The entry count (Linux calls it oemcount): the spec requires it
+	 * even though Linux walks the table by length. */
+	mpc->oemcount = (uint16_t)(ncpus + 2 + ioapic_pins + 2);
 	memcpy(mpc->oem, "STAINLSS", 8);
 	memcpy(mpc->productid, "MICROVM     ", 12);
 	mpc->lapic = (uint32_t)LAPIC_ADDR;
