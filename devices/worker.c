@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <liburing.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +310,30 @@ static int worker_alloc(struct worker *w, uint16_t size)
 	return 0;
 }
 
+/*
+ * Start the thread with every signal blocked: it is usually created on a
+ * vCPU thread (at DRIVER_OK), whose mask it would inherit, and process-wide
+ * signals belong to the main thread, not to a queue.
+ */
+static int spawn(struct worker *w)
+{
+	sigset_t all, old;
+	char name[16];
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = -pthread_create(&w->thread, NULL, worker_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0) {
+		/* "virtio-rng/q0" in top, perf and gdb. */
+		snprintf(name, sizeof(name), "%s/q%u", w->dev->ops->name ?
+			 w->dev->ops->name : "vq", w->q);
+		pthread_setname_np(w->thread, name);
+	}
+	return rc;
+}
+
 int worker_start(struct worker **out, const struct worker_config *cfg)
 {
 	struct worker *w;
@@ -344,7 +370,7 @@ int worker_start(struct worker **out, const struct worker_config *cfg)
 	rc = restrict_ring(&w->ring);
 	if (rc)
 		goto err_ring;
-	rc = -pthread_create(&w->thread, NULL, worker_main, w);
+	rc = spawn(w);
 	if (rc)
 		goto err_ring;
 	*out = w;

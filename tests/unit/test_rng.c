@@ -210,7 +210,8 @@ static int defer_handle(struct virtio_dev *d, unsigned q, struct fs_req *req,
 		return FS_REQ_DEFERRED;
 	}
 	memcpy(req->out[0].iov_base, "fast", 4);
-	return 4;
+	/* 'B' claims more than the 8 bytes it was given. */
+	return c == 'B' ? 1000 : 4;
 }
 
 static const struct virtio_dev_ops defer_ops = {
@@ -251,6 +252,18 @@ START_TEST(t_deferred_from_other_thread)
 	ck_assert_uint_eq(fvq_used_elem(&fv, 1).len, 4);
 	ck_assert_mem_eq(slow, "late", 4);
 	pthread_join(helper, NULL);
+	stop();
+}
+END_TEST
+
+START_TEST(t_used_len_clamped)
+{
+	start(&defer_dev, 16);
+	fd_driver_ok(t);
+	post_req(0, 'B');
+	fd_wr(t, VMMIO_QUEUE_NOTIFY, 0);
+	ck_assert_int_eq(fvq_wait_used(&fv, 1, WAIT_MS), 0);
+	ck_assert_uint_eq(fvq_used_elem(&fv, 0).len, 8);
 	stop();
 }
 END_TEST
@@ -365,6 +378,7 @@ static Suite *rng_suite(void)
 	tcase_add_test(tc, t_rng_stress_event_idx);
 	tcase_add_test(tc, t_deferred_from_other_thread);
 	tcase_add_test(tc, t_deferred_completes_after_reset);
+	tcase_add_test(tc, t_used_len_clamped);
 	tcase_add_test(tc, t_async_read_through_uring);
 	suite_add_tcase(s, tc);
 	return s;
