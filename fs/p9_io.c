@@ -208,18 +208,18 @@ static void aio_done(void *arg, int result)
 
 /*
  * The I/O itself: NOWAIT first, then async through the transport, then
- * blocking. Returns bytes, -errno, or P9_DEFERRED (aio_done replies).
+ * blocking. Returns 0 with *done bytes, -errno, or P9_DEFERRED (aio_done
+ * replies later).
  */
-static ssize_t do_io(struct p9_msg *m, bool is_write, int fd, struct iovec *v, unsigned k,
-		     uint64_t off)
+static int do_io(struct p9_msg *m, bool is_write, int fd, struct iovec *v, unsigned k,
+		 uint64_t off, ssize_t *done)
 {
 	ssize_t n;
 
 	n = is_write ? pwritev2(fd, v, (int)k, (off_t)off, RWF_NOWAIT)
 		     : preadv2(fd, v, (int)k, (off_t)off, RWF_NOWAIT);
-	if (n >= 0 || (errno != EAGAIN && errno != EOPNOTSUPP))
-		return n < 0 ? -errno : n;
-	if (m->t && m->t->async && m->t->async->submit_rw) {
+	if (n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP) &&
+	    m->t && m->t->async && m->t->async->submit_rw) {
 		struct p9_aio *a = malloc(sizeof(*a));
 		if (a) {
 			a->req = m->req;
@@ -233,8 +233,12 @@ static ssize_t do_io(struct p9_msg *m, bool is_write, int fd, struct iovec *v, u
 			free(a);
 		}
 	}
-	n = is_write ? pwritev(fd, v, (int)k, (off_t)off) : preadv(fd, v, (int)k, (off_t)off);
-	return n < 0 ? -errno : n;
+	if (n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP))
+		n = is_write ? pwritev(fd, v, (int)k, (off_t)off) : preadv(fd, v, (int)k, (off_t)off);
+	if (n < 0)
+		return -errno;
+	*done = n;
+	return 0;
 }
 
 int p9_op_read(struct p9_msg *m)
@@ -248,6 +252,7 @@ int p9_op_read(struct p9_msg *m)
 	struct p9_fid *f;
 	ssize_t n;
 	unsigned k;
+	int err;
 
 	if (p9_rbuf_error(&m->in))
 		return -EPROTO;
@@ -267,11 +272,10 @@ int p9_op_read(struct p9_msg *m)
 	if (count > outcap - P9_IOHDRSZ)
 		count = (uint32_t)(outcap - P9_IOHDRSZ);
 	k = p9_iov_slice(m->req->out, m->req->nout, P9_IOHDRSZ, count, v, P9_IOV_MAX, &got);
-	n = k ? do_io(m, false, f->ofd, v, k, off) : 0;
-	if (n == P9_DEFERRED)
-		return P9_DEFERRED;
-	if (n < 0)
-		return (int)n;
+	n = 0;
+	err = k ? do_io(m, false, f->ofd, v, k, off, &n) : 0;
+	if (err)
+		return err;    /* -errno, or P9_DEFERRED */
 	uint8_t hdr[P9_IOHDRSZ];
 	struct p9_wbuf w;
 	m->direct_len = P9_IOHDRSZ + (uint32_t)n;
@@ -293,6 +297,7 @@ int p9_op_write(struct p9_msg *m)
 	size_t got;
 	ssize_t n;
 	unsigned k;
+	int err;
 
 	if (p9_rbuf_error(&m->in))
 		return -EPROTO;
@@ -309,11 +314,10 @@ int p9_op_write(struct p9_msg *m)
 	if (off > INT64_MAX)
 		return -EINVAL;
 	k = p9_iov_slice(m->req->in, m->req->nin, P9_TWRITE_HDRSZ, count, v, P9_IOV_MAX, &got);
-	n = k ? do_io(m, true, f->ofd, v, k, off) : 0;
-	if (n == P9_DEFERRED)
-		return P9_DEFERRED;
-	if (n < 0)
-		return (int)n;
+	n = 0;
+	err = k ? do_io(m, true, f->ofd, v, k, off, &n) : 0;
+	if (err)
+		return err;    /* -errno, or P9_DEFERRED */
 	p9_put_u32(&m->out, (uint32_t)n);
 	return 0;
 }
