@@ -57,7 +57,9 @@ struct virtio_dev;
  * Answer one request on queue `q`. Returns the number of bytes written into
  * req->out (clamped to its size by the caller), or FS_REQ_DEFERRED to keep
  * the request and finish it with t->complete(t->ctx, req, len) later.
- * req and its iovecs stay valid until then. Runs on the queue's worker.
+ * req and its iovecs stay valid until then. Runs on the queue's worker
+ * thread: handlers of different queues of one device run concurrently, so
+ * state shared between queues needs its own synchronisation.
  */
 typedef int virtio_handle_fn(struct virtio_dev *dev, unsigned q,
 			     struct fs_req *req, const struct fs_transport *t);
