@@ -90,8 +90,10 @@ void vcpu_cpuid_fixup(struct kvm_cpuid2 *c, unsigned id, unsigned ncpus)
 			if (e->eax & 0x1f) {
 				unsigned level = (e->eax >> 5) & 7;
 				unsigned sharing = level >= 3 ? ncpus - 1 : 0;
+				/* EAX[31:26] has 6 bits: saturate, don't wrap. */
+				unsigned cores = ncpus > 64 ? 64 : ncpus;
 
-				e->eax = (e->eax & 0x3fff) | (sharing << 14) | ((ncpus - 1) << 26);
+				e->eax = (e->eax & 0x3fff) | (sharing << 14) | ((cores - 1) << 26);
 			}
 			break;
 		case 0xb:
