@@ -285,7 +285,7 @@ int p9_serve_main(int argc, char **argv)
 	fs_options_default(&opts);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			sock = optarg;
