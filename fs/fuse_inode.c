@@ -42,8 +42,8 @@ static uint32_t hash_key(const struct fuse_itable *t, dev_t dev, ino_t ino)
 
 int fuse_itable_init(struct fuse_itable *t, uint32_t cap)
 {
-	if (cap < 4)
-		cap = 4;
+	if (cap < 3)
+		cap = 3;
 	t->cap = cap;
 	t->used = 1;
 	t->free_head = 0;
@@ -256,8 +256,8 @@ void fuse_itable_fini(struct fuse_itable *t)
 
 int fuse_htable_init(struct fuse_htable *t, uint32_t cap)
 {
-	if (cap < 4)
-		cap = 4;
+	if (cap < 2)
+		cap = 2;
 	t->cap = cap;
 	t->used = 0;
 	t->free_head = 0;

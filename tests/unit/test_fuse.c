@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The FUSE server answering every opcode for real against a temp
+ * directory: names, attributes, files, directories, xattrs, cache modes,
+ * readonly shares, credentials, bounded tables and the DAX hook. Locks,
+ * parked requests and async reads are in test_fuse_lock.c; malformed
+ * input in test_fuse_bad.c.
+ */
+#include "tests/unit/test_fuse_util.h"
+
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+
+START_TEST(init_negotiates)
+{
+	ck_assert_uint_eq(tf_init.major, 7);
+	ck_assert_uint_eq(tf_init.minor, 38);
+	ck_assert_uint_eq(tf_init.max_write, FUSE_SERVER_MAX_WRITE);
+	ck_assert_uint_eq(tf_init.max_pages, FUSE_SERVER_MAX_WRITE / 4096);
+	ck_assert(tf_init.flags & FUSE_POSIX_LOCKS);
+	ck_assert(tf_init.flags & FUSE_FLOCK_LOCKS);
+	ck_assert(tf_init.flags & FUSE_DO_READDIRPLUS);
+	ck_assert(tf_init.flags & FUSE_SUBMOUNTS);
+	ck_assert(tf_init.flags & FUSE_HANDLE_KILLPRIV_V2);
+	ck_assert(tf_init.flags & FUSE_MAX_PAGES);
+	ck_assert(!(tf_init.flags & FUSE_WRITEBACK_CACHE)); /* not asked for */
+	/* A second INIT without a reset is a protocol error. */
+	struct fuse_init_in in = { .major = 7, .minor = 38 };
+	ck_assert_int_eq(tf_req(FUSE_INIT, 0, &in, sizeof(in), NULL, NULL, NULL, 0), -EIO);
+	/* After DESTROY the server wants INIT again and nothing else. */
+	ck_assert_int_eq(tf_req(FUSE_DESTROY, 0, NULL, 0, NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(tf_getattr(FUSE_ROOT_ID, NULL), -EIO);
+	tf_do_init(0);
+	ck_assert_uint_eq(tf_init.flags, 0);
+	ck_assert_int_eq(tf_getattr(FUSE_ROOT_ID, NULL), 0);
+}
+END_TEST
+
+START_TEST(init_versions)
+{
+	struct fuse_init_in in = { .major = 8, .minor = 0 };
+	struct fuse_init_out out;
+
+	fuse_server_reset(srv);
+	/* A newer major: answer with ours and wait for a retry. */
+	ck_assert_int_eq(tf_req(FUSE_INIT, 0, &in, sizeof(in), NULL, NULL, &out, sizeof(out)), 0);
+	ck_assert_uint_eq(out.major, 7);
+	ck_assert_int_eq(tf_getattr(FUSE_ROOT_ID, NULL), -EIO);
+	in = (struct fuse_init_in){ .major = 7, .minor = 30 };
+	ck_assert_int_eq(tf_req(FUSE_INIT, 0, &in, sizeof(in), NULL, NULL, NULL, 0), -EPROTO);
+	/* A 7.31 kernel sends the short (16-byte) init_in. */
+	in = (struct fuse_init_in){ .major = 7, .minor = 31, .flags = FUSE_POSIX_LOCKS };
+	ck_assert_int_eq(tf_req(FUSE_INIT, 0, &in, 16, NULL, NULL, &out, sizeof(out)), 0);
+	ck_assert_uint_eq(out.minor, 31);
+	ck_assert_uint_eq(out.flags, FUSE_POSIX_LOCKS);
+}
+END_TEST
+
+START_TEST(lookup_getattr_forget)
+{
+	struct fuse_entry_out e, e2;
+	struct fuse_attr a;
+	struct stat st;
+
+	tf_write_host("f", "12345");
+	ck_assert_int_eq(stat(tf_path("f"), &st), 0);
+	ck_assert_int_eq(tf_lookup(FUSE_ROOT_ID, "f", &e), 0);
+	ck_assert_uint_ne(e.nodeid, FUSE_ROOT_ID);
+	ck_assert_uint_eq(e.attr.size, 5);
+	ck_assert_uint_eq(e.attr.ino, st.st_ino);
+	ck_assert_uint_eq(e.attr.mode, st.st_mode);
+	ck_assert_uint_eq(e.entry_valid, 1); /* cache=auto */
+	ck_assert_int_eq(tf_lookup(FUSE_ROOT_ID, "f", &e2), 0);
+	ck_assert_uint_eq(e2.nodeid, e.nodeid); /* same (dev, ino), same node */
+	ck_assert_int_eq(tf_getattr(e.nodeid, &a), 0);
+	ck_assert_uint_eq(a.size, 5);
+	ck_assert_int_eq(tf_lookup(FUSE_ROOT_ID, "missing", &e2), -ENOENT);
+	ck_assert_int_eq(tf_lookup(e.nodeid, "x", &e2), -ENOTDIR);
+
+	/* Two lookups: the first FORGET keeps it, the second drops it. */
+	struct fuse_forget_in fin = { .nlookup = 1 };
+	ck_assert_int_eq(tf_send(tf_build(FUSE_FORGET, e.nodeid, &fin, sizeof(fin),
+					  NULL, NULL, NULL, 0), NULL), 0);
+	ck_assert_int_eq(tf_getattr(e.nodeid, NULL), 0);
+	ck_assert_int_eq(tf_send(tf_build(FUSE_FORGET, e.nodeid, &fin, sizeof(fin),
+					  NULL, NULL, NULL, 0), NULL), 0);
+	ck_assert_int_eq(tf_getattr(e.nodeid, NULL), -ENOENT);
+
+	/* BATCH_FORGET, and a new lookup gets a fresh nodeid (new generation). */
+	ck_assert_int_eq(tf_lookup(FUSE_ROOT_ID, "f", &e2), 0);
+	ck_assert_uint_ne(e2.nodeid, e.nodeid);
+	struct {
+		struct fuse_batch_forget_in in;
+		struct fuse_forget_one one[2];
+	} bf = { { .count = 2 }, { { e2.nodeid, 1 }, { 0xdead00000005ull, 3 } } };
+	ck_assert_int_eq(tf_send(tf_build(FUSE_BATCH_FORGET, 0, &bf, sizeof(bf),
+					  NULL, NULL, NULL, 0), NULL), 0);
+	ck_assert_int_eq(tf_getattr(e2.nodeid, NULL), -ENOENT);
+	/* The root is never forgotten. */
+	fin.nlookup = 100;
+	tf_send(tf_build(FUSE_FORGET, FUSE_ROOT_ID, &fin, sizeof(fin), NULL, NULL, NULL, 0), NULL);
+	ck_assert_int_eq(tf_getattr(FUSE_ROOT_ID, NULL), 0);
+}
+END_TEST
+
+START_TEST(setattr_all)
+{
+	struct fuse_entry_out e;
+	struct fuse_attr_out ao;
+	struct stat st;
+	uint64_t fh;
+
+	tf_write_host("s", "0123456789");
+	ck_assert_int_eq(tf_lookup(FUSE_ROOT_ID, "s", &e), 0);
+	struct fuse_setattr_in in = { .valid = FATTR_MODE, .mode = 0600 };
+	ck_assert_int_eq(tf_req(FUSE_SETATTR, e.nodeid, &in, sizeof(in), NULL, NULL,
+				&ao, sizeof(ao)), 0);
+	ck_assert_uint_eq(ao.attr.mode & 07777, 0600);
+	in = (struct fuse_setattr_in){ .valid = FATTR_UID | FATTR_GID, .uid = 77, .gid = 88 };
+	ck_assert_int_eq(tf_req(FUSE_SETATTR, e.nodeid, &in, sizeof(in), NULL, NULL, NULL, 0), 0);
+	in = (struct fuse_setattr_in){ .valid = FATTR_SIZE, .size = 3 };
+	ck_assert_int_eq(tf_req(FUSE_SETATTR, e.nodeid, &in, sizeof(in), NULL, NULL,
+				&ao, sizeof(ao)), 0);
+	ck_assert_uint_eq(ao.attr.size, 3);
+	in = (struct fuse_setattr_in){ .valid = FATTR_ATIME | FATTR_MTIME, .atime = 1000,
+				       .atimensec = 5, .mtime = 2000, .mtimensec = 7 };
+	ck_assert_int_eq(tf_req(FUSE_SETATTR, e.nodeid, &in, sizeof(in), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(stat(tf_path("s"), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_uint_eq(st.st_uid, 77);
+	ck_assert_uint_eq(st.st_gid, 88);
+	ck_assert_int_eq(st.st_size, 3);
+	ck_assert_int_eq(st.st_atim.tv_sec, 1000);
+	ck_assert_int_eq(st.st_atim.tv_nsec, 5);
+	ck_assert_int_eq(st.st_mtim.tv_sec, 2000);
+	in = (struct fuse_setattr_in){ .valid = FATTR_MTIME | FATTR_MTIME_NOW };
+	ck_assert_int_eq(tf_req(FUSE_SETATTR, e.nodeid, &in, sizeof(in), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(stat(tf_path("s"), &st), 0);
+	ck_assert_int_gt(st.st_mtim.tv_sec, time(NULL) - 10);
+	ck_assert_int_eq(st.st_atim.tv_sec, 1000); /* untouched */
+
+	/* Through an open handle: truncate and mode via the fd. */
+	ck_assert_int_eq(tf_open(e.nodeid, O_RDWR, &fh), 0);
+	in = (struct fuse_setattr_in){ .valid = FATTR_FH | FATTR_SIZE | FATTR_MODE,
+				       .fh = fh, .size = 1, .mode = 0644 };
+	ck_assert_int_eq(tf_req(FUSE_SETATTR, e.nodeid, &in, sizeof(in), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(stat(tf_path("s"), &st), 0);
+	ck_assert_int_eq(st.st_size, 1);
+	ck_assert_uint_eq(st.st_mode & 07777, 0644);
+
+	/* Truncate with KILL_SUIDGID clears set-id bits (HANDLE_KILLPRIV_V2). */
+	ck_assert_int_eq(chmod(tf_path("s"), 06755), 0);
+	in = (struct fuse_setattr_in){ .valid = FATTR_SIZE | FATTR_KILL_SUIDGID, .size = 0 };
+	ck_assert_int_eq(tf_req(FUSE_SETATTR, e.nodeid, &in, sizeof(in), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(stat(tf_path("s"), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0755);
+}
+END_TEST
+
+START_TEST(symlink_readlink_mknod_mkdir)
+{
+	struct fuse_entry_out e;
+	char buf[256] = { 0 };
+	struct stat st;
+
+	ck_assert_int_eq(tf_req(FUSE_SYMLINK, FUSE_ROOT_ID, NULL, 0, "ln", "/etc/passwd",
+				&e, sizeof(e)), 0);
+	ck_assert(S_ISLNK(e.attr.mode));
+	ck_assert_int_eq(tf_req(FUSE_READLINK, e.nodeid, NULL, 0, NULL, NULL, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(tf_payload(), 11);
+	ck_assert_str_eq(buf, "/etc/passwd");
+	ck_assert_int_eq(readlink(tf_path("ln"), buf, sizeof(buf)), 11);
+	ck_assert_int_eq(tf_req(FUSE_READLINK, FUSE_ROOT_ID, NULL, 0, NULL, NULL, NULL, 0),
+			 -EINVAL);
+
+	struct fuse_mknod_in mk = { .mode = S_IFIFO | 0640 };
+	ck_assert_int_eq(tf_req(FUSE_MKNOD, FUSE_ROOT_ID, &mk, sizeof(mk), "fifo", NULL,
+				&e, sizeof(e)), 0);
+	ck_assert(S_ISFIFO(e.attr.mode));
+	mk.mode = S_IFSOCK | 0600;
+	ck_assert_int_eq(tf_req(FUSE_MKNOD, FUSE_ROOT_ID, &mk, sizeof(mk), "sock", NULL,
+				NULL, 0), 0);
+	ck_assert_int_eq(lstat(tf_path("sock"), &st), 0);
+	ck_assert(S_ISSOCK(st.st_mode));
+	mk = (struct fuse_mknod_in){ .mode = S_IFREG | 0666, .umask = 022 };
+	ck_assert_int_eq(tf_req(FUSE_MKNOD, FUSE_ROOT_ID, &mk, sizeof(mk), "reg", NULL,
+				&e, sizeof(e)), 0);
+	ck_assert_uint_eq(e.attr.mode, S_IFREG | 0644);
+	/* Host device nodes are refused; the overlayfs whiteout is not. */
+	mk = (struct fuse_mknod_in){ .mode = S_IFCHR | 0600, .rdev = makedev(1, 3) };
+	ck_assert_int_eq(tf_req(FUSE_MKNOD, FUSE_ROOT_ID, &mk, sizeof(mk), "null", NULL,
+				NULL, 0), -EPERM);
+	mk.mode = S_IFBLK | 0600;
+	ck_assert_int_eq(tf_req(FUSE_MKNOD, FUSE_ROOT_ID, &mk, sizeof(mk), "blk", NULL,
+				NULL, 0), -EPERM);
+	mk = (struct fuse_mknod_in){ .mode = S_IFCHR | 0600, .rdev = 0 };
+	ck_assert_int_eq(tf_req(FUSE_MKNOD, FUSE_ROOT_ID, &mk, sizeof(mk), "wh", NULL,
+				NULL, 0), 0);
+
+	struct fuse_mkdir_in md = { .mode = 0777, .umask = 027 };
+	ck_assert_int_eq(tf_req(FUSE_MKDIR, FUSE_ROOT_ID, &md, sizeof(md), "dir", NULL,
+				&e, sizeof(e)), 0);
+	ck_assert_uint_eq(e.attr.mode, S_IFDIR | 0750);
+	ck_assert_int_eq(tf_req(FUSE_MKDIR, FUSE_ROOT_ID, &md, sizeof(md), "dir", NULL,
+				NULL, 0), -EEXIST);
+	ck_assert_int_eq(tf_req(FUSE_MKDIR, e.nodeid, &md, sizeof(md), "sub", NULL, NULL, 0), 0);
+	ck_assert_int_eq(tf_req(FUSE_RMDIR, FUSE_ROOT_ID, NULL, 0, "dir", NULL, NULL, 0),
+			 -ENOTEMPTY);
+	ck_assert_int_eq(tf_req(FUSE_RMDIR, e.nodeid, NULL, 0, "sub", NULL, NULL, 0), 0);
+	ck_assert_int_eq(tf_req(FUSE_RMDIR, FUSE_ROOT_ID, NULL, 0, "dir", NULL, NULL, 0), 0);
+	ck_assert_int_eq(tf_req(FUSE_UNLINK, FUSE_ROOT_ID, NULL, 0, "fifo", NULL, NULL, 0), 0);
+	ck_assert_int_eq(tf_req(FUSE_UNLINK, FUSE_ROOT_ID, NULL, 0, "fifo", NULL, NULL, 0),
+			 -ENOENT);
+	ck_assert_int_eq(access(tf_path("fifo"), F_OK), -1);
+}
+END_TEST
+
+START_TEST(rename_and_link)
+{
+	struct fuse_entry_out e;
+	struct fuse_rename_in rn = { .newdir = FUSE_ROOT_ID };
+	struct fuse_rename2_in r2 = { .newdir = FUSE_ROOT_ID };
+	char buf[8] = { 0 };
+
+	tf_write_host("a", "A");
+	tf_write_host("b", "B");
+	ck_assert_int_eq(mkdir(tf_path("d"), 0755), 0);
+	uint64_t d = tf_nodeid(FUSE_ROOT_ID, "d");
+	rn.newdir = d;
+	ck_assert_int_eq(tf_req(FUSE_RENAME, FUSE_ROOT_ID, &rn, sizeof(rn), "a", "a2", NULL, 0), 0);
+	ck_assert_int_eq(access(tf_path("d/a2"), F_OK), 0);
+	rn.newdir = 0x77700000009ull; /* never handed out */
+	ck_assert_int_eq(tf_req(FUSE_RENAME, d, &rn, sizeof(rn), "a2", "a", NULL, 0), -ENOENT);
+	r2.newdir = FUSE_ROOT_ID;
+	ck_assert_int_eq(tf_req(FUSE_RENAME2, d, &r2, sizeof(r2), "a2", "a", NULL, 0), 0);
+	r2.flags = RENAME_NOREPLACE;
+	ck_assert_int_eq(tf_req(FUSE_RENAME2, FUSE_ROOT_ID, &r2, sizeof(r2), "a", "b", NULL, 0),
+			 -EEXIST);
+	r2.flags = RENAME_EXCHANGE;
+	ck_assert_int_eq(tf_req(FUSE_RENAME2, FUSE_ROOT_ID, &r2, sizeof(r2), "a", "b", NULL, 0), 0);
+	int fd = open(tf_path("a"), O_RDONLY);
+	ck_assert_int_eq(read(fd, buf, 1), 1);
+	close(fd);
+	ck_assert_str_eq(buf, "B");
+	r2.flags = 1u << 7;
+	ck_assert_int_eq(tf_req(FUSE_RENAME2, FUSE_ROOT_ID, &r2, sizeof(r2), "a", "b", NULL, 0),
+			 -EINVAL);
+
+	uint64_t a = tf_nodeid(FUSE_ROOT_ID, "a");
+	struct fuse_link_in li = { .oldnodeid = a };
+	ck_assert_int_eq(tf_req(FUSE_LINK, d, &li, sizeof(li), "hard", NULL, &e, sizeof(e)), 0);
+	ck_assert_uint_eq(e.nodeid, a);
+	ck_assert_uint_eq(e.attr.nlink, 2);
+	li.oldnodeid = d;
+	ck_assert_int_eq(tf_req(FUSE_LINK, FUSE_ROOT_ID, &li, sizeof(li), "dl", NULL, NULL, 0),
+			 -EPERM);
+	/* As an ordinary user (no CAP_DAC_READ_SEARCH): the /proc fallback. */
+	ck_assert_int_eq(chmod(tdir, 0777), 0);
+	ck_assert_int_eq(chown(tf_path("a"), 1000, 1000), 0); /* protected_hardlinks */
+	tf_uid = tf_gid = 1000;
+	li.oldnodeid = a;
+	ck_assert_int_eq(tf_req(FUSE_LINK, FUSE_ROOT_ID, &li, sizeof(li), "ul", NULL, NULL, 0), 0);
+	ck_assert_int_eq(access(tf_path("ul"), F_OK), 0);
+}
+END_TEST
+
+START_TEST(files_read_write)
+{
+	struct fuse_entry_out e;
+	char buf[64] = { 0 };
+	uint64_t fh, fh2;
+	struct stat st;
+
+	ck_assert_int_eq(tf_create(FUSE_ROOT_ID, "new", O_RDWR | O_EXCL, 0640, &e, &fh), 0);
+	ck_assert_int_eq(stat(tf_path("new"), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0640);
+	ck_assert_int_eq(tf_create(FUSE_ROOT_ID, "new", O_RDWR | O_EXCL, 0640, &e, &fh2),
+			 -EEXIST);
+	ck_assert_int_eq(tf_write(fh, 0, "hello world", 11, 0), 0);
+	ck_assert_int_eq(tf_read(fh, 6, buf, 32), 5);
+	ck_assert_str_eq(buf, "world");
+	ck_assert_int_eq(tf_read(fh, 100, buf, 32), 0); /* EOF */
+	/* A large write and read, split across many iovecs. */
+	static char big[1 << 20], back[1 << 20];
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)(i * 7);
+	tf_split = 4096 * 3 + 1;
+	ck_assert_int_eq(tf_write(fh, 4096, big, sizeof(big), 0), 0);
+	ck_assert_int_eq(tf_read(fh, 4096, back, sizeof(back)), (int)sizeof(back));
+	ck_assert(memcmp(big, back, sizeof(big)) == 0);
+	/* A read larger than the reply space is clipped to it. */
+	tf_outcap = 16 + 100;
+	ck_assert_int_eq(tf_read(fh, 0, back, 4096), 100);
+	ck_assert_uint_eq(tf_payload(), 100);
+	tf_outcap = TF_BUF;
+
+	/* Read-only handle: WRITE is EBADF. */
+	ck_assert_int_eq(tf_open(e.nodeid, O_RDONLY, &fh2), 0);
+	ck_assert_int_eq(tf_write(fh2, 0, "x", 1, 0), -EBADF);
+	ck_assert_int_eq(tf_release(fh2, FUSE_RELEASE), 0);
+	ck_assert_int_eq(tf_read(fh2, 0, buf, 8), -EBADF);
+	ck_assert_int_eq(tf_release(fh2, FUSE_RELEASE), -EBADF);
+
+	/* O_TRUNC open, FLUSH, FSYNC (both kinds). */
+	ck_assert_int_eq(tf_open(e.nodeid, O_WRONLY | O_TRUNC, &fh2), 0);
+	ck_assert_int_eq(stat(tf_path("new"), &st), 0);
+	ck_assert_int_eq(st.st_size, 0);
+	struct fuse_flush_in fl = { .fh = fh2, .lock_owner = 1 };
+	ck_assert_int_eq(tf_req(FUSE_FLUSH, 1, &fl, sizeof(fl), NULL, NULL, NULL, 0), 0);
+	struct fuse_fsync_in fs = { .fh = fh2 };
+	ck_assert_int_eq(tf_req(FUSE_FSYNC, 1, &fs, sizeof(fs), NULL, NULL, NULL, 0), 0);
+	fs.fsync_flags = FUSE_FSYNC_FDATASYNC;
+	ck_assert_int_eq(tf_req(FUSE_FSYNC, 1, &fs, sizeof(fs), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(tf_release(fh2, FUSE_RELEASE), 0);
+
+	/* OPEN refuses directories and special files. */
+	ck_assert_int_eq(tf_open(FUSE_ROOT_ID, O_RDONLY, &fh2), -EISDIR);
+	ck_assert_int_eq(mkfifo(tf_path("p"), 0600), 0);
+	ck_assert_int_eq(tf_open(tf_nodeid(FUSE_ROOT_ID, "p"), O_RDONLY, &fh2), -ENXIO);
+}
+END_TEST
+
+START_TEST(write_kills_suid)
+{
+	struct fuse_entry_out e;
+	struct stat st;
+	uint64_t fh;
+
+	ck_assert_int_eq(tf_create(FUSE_ROOT_ID, "suid", O_RDWR, 0755, &e, &fh), 0);
+	ck_assert_int_eq(chmod(tf_path("suid"), 04755), 0);
+	ck_assert_int_eq(tf_write(fh, 0, "a", 1, 0), 0);
+	ck_assert_int_eq(stat(tf_path("suid"), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 04755); /* root writer keeps it */
+	ck_assert_int_eq(tf_write(fh, 0, "b", 1, FUSE_WRITE_KILL_SUIDGID), 0);
+	ck_assert_int_eq(stat(tf_path("suid"), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0755);
+}
+END_TEST
+
+START_TEST(fallocate_lseek_copy)
+{
+	struct fuse_entry_out e;
+	uint64_t fh, fh2;
+	char buf[8] = { 0 };
+
+	ck_assert_int_eq(tf_create(FUSE_ROOT_ID, "sp", O_RDWR, 0644, &e, &fh), 0);
+	struct fuse_fallocate_in fa = { .fh = fh, .offset = 0, .length = 65536 };
+	ck_assert_int_eq(tf_req(FUSE_FALLOCATE, e.nodeid, &fa, sizeof(fa), NULL, NULL, NULL, 0), 0);
+	struct stat st;
+	ck_assert_int_eq(stat(tf_path("sp"), &st), 0);
+	ck_assert_int_eq(st.st_size, 65536);
+	fa = (struct fuse_fallocate_in){ .fh = fh, .offset = 0, .length = 65536,
+					 .mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE };
+	ck_assert_int_eq(tf_req(FUSE_FALLOCATE, e.nodeid, &fa, sizeof(fa), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(tf_write(fh, 1 << 20, "data", 4, 0), 0);
+
+	struct fuse_lseek_in ls = { .fh = fh, .offset = 0, .whence = SEEK_DATA };
+	struct fuse_lseek_out lo;
+	ck_assert_int_eq(tf_req(FUSE_LSEEK, e.nodeid, &ls, sizeof(ls), NULL, NULL, &lo, sizeof(lo)), 0);
+	ck_assert_uint_le(lo.offset, 1 << 20);
+	ck_assert_uint_gt(lo.offset, 0);
+	ls = (struct fuse_lseek_in){ .fh = fh, .offset = 0, .whence = SEEK_HOLE };
+	ck_assert_int_eq(tf_req(FUSE_LSEEK, e.nodeid, &ls, sizeof(ls), NULL, NULL, &lo, sizeof(lo)), 0);
+	ck_assert_uint_eq(lo.offset, 0);
+	ls = (struct fuse_lseek_in){ .fh = fh, .offset = (1 << 20) + 100, .whence = SEEK_DATA };
+	ck_assert_int_eq(tf_req(FUSE_LSEEK, e.nodeid, &ls, sizeof(ls), NULL, NULL, NULL, 0), -ENXIO);
+
+	ck_assert_int_eq(tf_create(FUSE_ROOT_ID, "cp", O_RDWR, 0644, &e, &fh2), 0);
+	struct fuse_copy_file_range_in cf = { .fh_in = fh, .off_in = 1 << 20,
+					      .nodeid_out = e.nodeid, .fh_out = fh2,
+					      .off_out = 2, .len = 4 };
+	struct fuse_write_out wo;
+	ck_assert_int_eq(tf_req(FUSE_COPY_FILE_RANGE, e.nodeid, &cf, sizeof(cf), NULL, NULL,
+				&wo, sizeof(wo)), 0);
+	ck_assert_uint_eq(wo.size, 4);
+	ck_assert_int_eq(tf_read(fh2, 2, buf, 4), 4);
+	ck_assert_str_eq(buf, "data");
+}
+END_TEST
+
+START_TEST(tmpfile_syncfs_statfs_access)
+{
+	struct fuse_create_in in = { .flags = O_RDWR, .mode = S_IFREG | 0600 };
+	uint8_t out[sizeof(struct fuse_entry_out) + sizeof(struct fuse_open_out)];
+	struct fuse_entry_out e;
+	char buf[8] = { 0 };
+
+	ck_assert_int_eq(tf_req(FUSE_TMPFILE, FUSE_ROOT_ID, &in, sizeof(in), NULL, NULL,
+				out, sizeof(out)), 0);
+	memcpy(&e, out, sizeof(e));
+	uint64_t fh = ((struct fuse_open_out *)(out + sizeof(e)))->fh;
+	ck_assert_uint_eq(e.attr.nlink, 0);
+	ck_assert_int_eq(tf_write(fh, 0, "tmp", 3, 0), 0);
+	ck_assert_int_eq(tf_read(fh, 0, buf, 3), 3);
+	ck_assert_str_eq(buf, "tmp");
+
+	struct fuse_syncfs_in sy = { 0 };
+	ck_assert_int_eq(tf_req(FUSE_SYNCFS, FUSE_ROOT_ID, &sy, sizeof(sy), NULL, NULL, NULL, 0), 0);
+
+	struct fuse_statfs_out so;
+	struct statfs sf;
+	ck_assert_int_eq(tf_req(FUSE_STATFS, FUSE_ROOT_ID, NULL, 0, NULL, NULL, &so, sizeof(so)), 0);
+	ck_assert_int_eq(statfs(tdir, &sf), 0);
+	ck_assert_uint_eq(so.st.blocks, sf.f_blocks);
+	ck_assert_uint_eq(so.st.namelen, sf.f_namelen);
+
+	tf_write_host("priv", "x");
+	ck_assert_int_eq(chmod(tf_path("priv"), 0600), 0);
+	uint64_t p = tf_nodeid(FUSE_ROOT_ID, "priv");
+	struct fuse_access_in ac = { .mask = R_OK | W_OK };
+	ck_assert_int_eq(tf_req(FUSE_ACCESS, p, &ac, sizeof(ac), NULL, NULL, NULL, 0), 0);
+	/* As another user the host kernel says no. */
+	tf_uid = tf_gid = 1000;
+	ck_assert_int_eq(tf_req(FUSE_ACCESS, p, &ac, sizeof(ac), NULL, NULL, NULL, 0), -EACCES);
+	ac.mask = X_OK;
+	ck_assert_int_eq(tf_req(FUSE_ACCESS, FUSE_ROOT_ID, &ac, sizeof(ac), NULL, NULL, NULL, 0), 0);
+}
+END_TEST
+
+START_TEST(creds_are_the_callers)
+{
+	struct fuse_entry_out e;
+	struct stat st;
+	uint64_t fh;
+
+	ck_assert_int_eq(mkdir(tf_path("pub"), 0777), 0);
+	ck_assert_int_eq(mkdir(tf_path("root"), 0755), 0);
+	uint64_t pub = tf_nodeid(FUSE_ROOT_ID, "pub"), rootd = tf_nodeid(FUSE_ROOT_ID, "root");
+	tf_uid = 1234;
+	tf_gid = 5678;
+	ck_assert_int_eq(tf_create(pub, "mine", O_RDWR, 0644, &e, &fh), 0);
+	ck_assert_int_eq(stat(tf_path("pub/mine"), &st), 0);
+	ck_assert_uint_eq(st.st_uid, 1234);
+	ck_assert_uint_eq(st.st_gid, 5678);
+	ck_assert_int_eq(tf_create(rootd, "no", O_RDWR, 0644, &e, &fh), -EACCES);
+	struct fuse_mkdir_in md = { .mode = 0755 };
+	ck_assert_int_eq(tf_req(FUSE_MKDIR, rootd, &md, sizeof(md), "no", NULL, NULL, 0), -EACCES);
+	/* The thread is root again afterwards. */
+	ck_assert_uint_eq(geteuid(), 0);
+	tf_uid = tf_gid = 0;
+	ck_assert_int_eq(tf_create(rootd, "yes", O_RDWR, 0644, &e, &fh), 0);
+}
+END_TEST
+
+static bool has_name(const uint8_t *buf, size_t len, const char *name, bool plus)
+{
+	for (size_t off = 0; off < len;) {
+		const struct fuse_dirent *d = (const void *)(buf + off +
+			(plus ? offsetof(struct fuse_direntplus, dirent) : 0));
+		if (d->namelen == strlen(name) && memcmp(d->name, name, d->namelen) == 0)
+			return true;
+		off += plus ? FUSE_DIRENTPLUS_SIZE((const struct fuse_direntplus *)(buf + off))
+			    : FUSE_DIRENT_SIZE(d);
+	}
+	return false;
+}
+
+/* Reads a whole directory in small replies; counts entries seen. */
+static int read_all(uint64_t fh, uint32_t op, uint32_t size, int *dots)
+{
+	static uint8_t buf[65536];
+	uint64_t off = 0;
+	int n = 0;
+
+	for (;;) {
+		struct fuse_read_in in = { .fh = fh, .offset = off, .size = size };
+		ck_assert_int_eq(tf_req(op, 1, &in, sizeof(in), NULL, NULL, buf, sizeof(buf)), 0);
+		size_t len = tf_payload();
+		ck_assert_uint_le(len, size);
+		if (len == 0)
+			return n;
+		for (size_t p = 0; p < len;) {
+			const struct fuse_direntplus *dp = (const void *)(buf + p);
+			const struct fuse_dirent *d = op == FUSE_READDIRPLUS ? &dp->dirent
+									     : (const void *)(buf + p);
+			if (d->name[0] == '.' && (d->namelen == 1 || (d->namelen == 2 && d->name[1] == '.')))
+				(*dots)++;
+			else if (op == FUSE_READDIRPLUS)
+				ck_assert_uint_ne(dp->entry_out.nodeid, 0);
+			n++;
+			off = d->off;
+			p += op == FUSE_READDIRPLUS ? FUSE_DIRENTPLUS_SIZE(dp) : FUSE_DIRENT_SIZE(d);
+		}
+	}
+}
+
+START_TEST(readdir_and_plus)
+{
+	struct fuse_open_out oo;
+	struct fuse_open_in oi = { .flags = O_RDONLY };
+	char name[32];
+	int dots = 0;
+
+	ck_assert_int_eq(mkdir(tf_path("dd"), 0755), 0);
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "dd/file_%03d", i);
+		tf_write_host(name, "x");
+	}
+	uint64_t dd = tf_nodeid(FUSE_ROOT_ID, "dd");
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, dd, &oi, sizeof(oi), NULL, NULL, &oo, sizeof(oo)), 0);
+	ck_assert_int_eq(read_all(oo.fh, FUSE_READDIR, 1024, &dots), 302);
+	ck_assert_int_eq(dots, 2);
+	dots = 0;
+	ck_assert_int_eq(read_all(oo.fh, FUSE_READDIRPLUS, 4096, &dots), 302);
+	/* READDIRPLUS counted a lookup: one FORGET drops the entry. */
+	struct fuse_entry_out e;
+	ck_assert_int_eq(tf_lookup(dd, "file_007", &e), 0);
+	struct fuse_forget_in fin = { .nlookup = 2 };
+	tf_send(tf_build(FUSE_FORGET, e.nodeid, &fin, sizeof(fin), NULL, NULL, NULL, 0), NULL);
+	ck_assert_int_eq(tf_getattr(e.nodeid, NULL), -ENOENT);
+
+	static uint8_t buf[8192];
+	struct fuse_read_in ri = { .fh = oo.fh, .size = sizeof(buf) };
+	ck_assert_int_eq(tf_req(FUSE_READDIR, 1, &ri, sizeof(ri), NULL, NULL, buf, sizeof(buf)), 0);
+	ck_assert(has_name(buf, tf_payload(), "file_000", false));
+
+	struct fuse_fsync_in fs = { .fh = oo.fh };
+	ck_assert_int_eq(tf_req(FUSE_FSYNCDIR, dd, &fs, sizeof(fs), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(tf_release(oo.fh, FUSE_RELEASEDIR), 0);
+	ck_assert_int_eq(tf_req(FUSE_READDIR, 1, &ri, sizeof(ri), NULL, NULL, NULL, 0), -EBADF);
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, tf_nodeid(dd, "file_001"), &oi, sizeof(oi),
+				NULL, NULL, NULL, 0), -ENOTDIR);
+}
+END_TEST
+
+START_TEST(xattrs)
+{
+	char buf[256] = { 0 };
+	struct fuse_getxattr_out go;
+	struct {
+		struct fuse_setxattr_in in;
+		char rest[64];
+	} sx;
+
+	tf_write_host("x", "x");
+	uint64_t x = tf_nodeid(FUSE_ROOT_ID, "x");
+	/* SETXATTR: compat header (8 bytes), name, value. */
+	struct fuse_setxattr_in in = { .size = 5 };
+	memcpy(&sx, &in, 8);
+	memcpy((char *)&sx + 8, "user.k\0value", 12);
+	size_t len = tf_build(FUSE_SETXATTR, x, &sx, 8 + 12, NULL, NULL, NULL, 0);
+	ck_assert_int_gt(tf_send(len, NULL), 0);
+	ck_assert_int_eq(tf_oh.error, 0);
+	ck_assert_int_eq(getxattr(tf_path("x"), "user.k", buf, sizeof(buf)), 5);
+
+	struct fuse_getxattr_in gi = { .size = 0 };
+	ck_assert_int_eq(tf_req(FUSE_GETXATTR, x, &gi, sizeof(gi), "user.k", NULL, &go, sizeof(go)), 0);
+	ck_assert_uint_eq(go.size, 5);
+	gi.size = 64;
+	memset(buf, 0, sizeof(buf));
+	ck_assert_int_eq(tf_req(FUSE_GETXATTR, x, &gi, sizeof(gi), "user.k", NULL, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "value");
+	gi.size = 2;
+	ck_assert_int_eq(tf_req(FUSE_GETXATTR, x, &gi, sizeof(gi), "user.k", NULL, NULL, 0), -ERANGE);
+	gi.size = 64;
+	ck_assert_int_eq(tf_req(FUSE_GETXATTR, x, &gi, sizeof(gi), "user.none", NULL, NULL, 0),
+			 -ENODATA);
+	ck_assert_int_eq(tf_req(FUSE_LISTXATTR, x, &gi, sizeof(gi), NULL, NULL, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "user.k");
+	ck_assert_int_eq(tf_req(FUSE_REMOVEXATTR, x, NULL, 0, "user.k", NULL, NULL, 0), 0);
+	ck_assert_int_eq(getxattr(tf_path("x"), "user.k", buf, sizeof(buf)), -1);
+
+	/* Without `xattr`: ENOSYS, so the client stops asking. */
+	struct fs_options o;
+	fs_options_default(&o);
+	tf_start(&o, NULL, true);
+	x = tf_nodeid(FUSE_ROOT_ID, "x");
+	ck_assert_int_eq(tf_req(FUSE_GETXATTR, x, &gi, sizeof(gi), "user.k", NULL, NULL, 0), -ENOSYS);
+	ck_assert_int_eq(tf_req(FUSE_LISTXATTR, x, &gi, sizeof(gi), NULL, NULL, NULL, 0), -ENOSYS);
+	ck_assert_int_eq(tf_req(FUSE_REMOVEXATTR, x, NULL, 0, "user.k", NULL, NULL, 0), -ENOSYS);
+	ck_assert_int_eq(tf_send(tf_build(FUSE_SETXATTR, x, &sx, 8 + 12, NULL, NULL, NULL, 0),
+				 NULL), 16);
+	ck_assert_int_eq(tf_oh.error, -ENOSYS);
+}
+END_TEST
+
+START_TEST(cache_modes_and_writeback)
+{
+	struct fs_options o;
+	struct fuse_entry_out e;
+	uint64_t fh;
+	uint8_t out[sizeof(struct fuse_entry_out) + sizeof(struct fuse_open_out)];
+	struct fuse_create_in ci = { .flags = O_WRONLY, .mode = S_IFREG | 0644 };
+	char buf[8] = { 0 };
+
+	fs_options_default(&o);
+	o.cache = FS_CACHE_NEVER;
+	tf_start(&o, NULL, true);
+	ck_assert_int_eq(tf_req(FUSE_CREATE, 1, &ci, sizeof(ci), "n", NULL, out, sizeof(out)), 0);
+	memcpy(&e, out, sizeof(e));
+	ck_assert_uint_eq(e.entry_valid, 0);
+	ck_assert_uint_eq(e.attr_valid, 0);
+	ck_assert(((struct fuse_open_out *)(out + sizeof(e)))->open_flags & FOPEN_DIRECT_IO);
+
+	o.cache = FS_CACHE_ALWAYS;
+	o.writeback = true;
+	tf_start(&o, NULL, true);
+	ck_assert(tf_init.flags & FUSE_WRITEBACK_CACHE);
+	ck_assert(tf_init.flags & FUSE_CACHE_SYMLINKS);
+	ck_assert_int_eq(tf_req(FUSE_CREATE, 1, &ci, sizeof(ci), "a", NULL, out, sizeof(out)), 0);
+	memcpy(&e, out, sizeof(e));
+	ck_assert_uint_eq(e.entry_valid, 86400);
+	ck_assert(((struct fuse_open_out *)(out + sizeof(e)))->open_flags & FOPEN_KEEP_CACHE);
+	/* Writeback: a write-only open can still be read (page fills). */
+	fh = ((struct fuse_open_out *)(out + sizeof(e)))->fh;
+	ck_assert_int_eq(tf_write(fh, 0, "wb", 2, 0), 0);
+	ck_assert_int_eq(tf_read(fh, 0, buf, 2), 2);
+	struct fuse_open_in oi = { .flags = O_RDONLY };
+	struct fuse_open_out oo;
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, 1, &oi, sizeof(oi), NULL, NULL, &oo, sizeof(oo)), 0);
+	ck_assert(oo.open_flags & FOPEN_CACHE_DIR);
+}
+END_TEST
+
+START_TEST(readonly_share)
+{
+	struct fs_options o;
+	uint64_t fh;
+	char buf[4];
+
+	tf_write_host("r", "ro");
+	ck_assert_int_eq(mkdir(tf_path("d"), 0755), 0);
+	fs_options_default(&o);
+	o.readonly = true;
+	o.xattr = true;
+	o.writeback = true;
+	tf_start(&o, NULL, true);
+	ck_assert(!(tf_init.flags & FUSE_WRITEBACK_CACHE));
+	uint64_t r = tf_nodeid(1, "r");
+	struct fuse_setattr_in sa = { .valid = FATTR_MODE, .mode = 0 };
+	struct fuse_mknod_in mk = { .mode = S_IFREG | 0644 };
+	struct fuse_mkdir_in md = { .mode = 0755 };
+	struct fuse_rename_in rn = { .newdir = 1 };
+	struct fuse_rename2_in r2 = { .newdir = 1 };
+	struct fuse_link_in li = { .oldnodeid = r };
+	struct fuse_create_in ci = { .flags = O_RDWR, .mode = S_IFREG | 0644 };
+	struct fuse_setxattr_in si = { .size = 1 };
+	struct fuse_fallocate_in fa = { .length = 1 };
+	struct fuse_copy_file_range_in cf = { .len = 1 };
+
+	ck_assert_int_eq(tf_req(FUSE_SETATTR, r, &sa, sizeof(sa), NULL, NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_SYMLINK, 1, NULL, 0, "s", "t", NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_MKNOD, 1, &mk, sizeof(mk), "m", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_MKDIR, 1, &md, sizeof(md), "m", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_UNLINK, 1, NULL, 0, "r", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_RMDIR, 1, NULL, 0, "d", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_RENAME, 1, &rn, sizeof(rn), "r", "q", NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_RENAME2, 1, &r2, sizeof(r2), "r", "q", NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_LINK, 1, &li, sizeof(li), "l", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_CREATE, 1, &ci, sizeof(ci), "c", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_TMPFILE, 1, &ci, sizeof(ci), NULL, NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_SETXATTR, r, &si, 8, "user.a", "b", NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_REMOVEXATTR, r, NULL, 0, "user.a", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_FALLOCATE, r, &fa, sizeof(fa), NULL, NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_COPY_FILE_RANGE, r, &cf, sizeof(cf), NULL, NULL, NULL, 0),
+			 -EROFS);
+	ck_assert_int_eq(tf_open(r, O_RDWR, &fh), -EROFS);
+	ck_assert_int_eq(tf_open(r, O_RDONLY | O_TRUNC, &fh), -EROFS);
+	ck_assert_int_eq(tf_open(r, O_RDONLY, &fh), 0);
+	ck_assert_int_eq(tf_write(fh, 0, "x", 1, 0), -EROFS);
+	ck_assert_int_eq(tf_read(fh, 0, buf, 2), 2);
+	struct fuse_access_in ac = { .mask = W_OK };
+	ck_assert_int_eq(tf_req(FUSE_ACCESS, r, &ac, sizeof(ac), NULL, NULL, NULL, 0), -EROFS);
+}
+END_TEST
+
+START_TEST(tables_are_bounded)
+{
+	struct fs_options o;
+	struct fuse_server_params p = { .max_inodes = 4, .max_handles = 2 };
+	struct fuse_entry_out e[6];
+	char name[8];
+	uint64_t fh[3];
+
+	for (int i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		tf_write_host(name, "x");
+	}
+	fs_options_default(&o);
+	tf_start(&o, &p, true);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		ck_assert_int_eq(tf_lookup(1, name, &e[i]), 0);
+	}
+	ck_assert_int_eq(tf_lookup(1, "f4", &e[4]), -ENFILE);
+	ck_assert_int_eq(tf_lookup(1, "f0", &e[5]), 0); /* known: no new slot */
+	struct fuse_forget_in fin = { .nlookup = 1 };
+	tf_send(tf_build(FUSE_FORGET, e[1].nodeid, &fin, sizeof(fin), NULL, NULL, NULL, 0), NULL);
+	ck_assert_int_eq(tf_lookup(1, "f4", &e[4]), 0);
+	/* The recycled slot has a new generation: the old id stays dead. */
+	ck_assert_uint_eq(e[4].nodeid & 0xffffffffu, e[1].nodeid & 0xffffffffu);
+	ck_assert_int_eq(tf_getattr(e[1].nodeid, NULL), -ENOENT);
+
+	ck_assert_int_eq(tf_open(e[0].nodeid, O_RDONLY, &fh[0]), 0);
+	ck_assert_int_eq(tf_open(e[0].nodeid, O_RDONLY, &fh[1]), 0);
+	ck_assert_int_eq(tf_open(e[0].nodeid, O_RDONLY, &fh[2]), -ENFILE);
+	ck_assert_int_eq(tf_release(fh[0], FUSE_RELEASE), 0);
+	ck_assert_int_eq(tf_open(e[0].nodeid, O_RDONLY, &fh[2]), 0);
+	ck_assert_uint_ne(fh[2], fh[0]);
+
+	/* A full table: READDIRPLUS sends entries without attributes (nodeid 0). */
+	struct fuse_open_in oi = { .flags = O_RDONLY };
+	struct fuse_open_out oo;
+	ck_assert_int_eq(tf_release(fh[1], FUSE_RELEASE), 0);
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, 1, &oi, sizeof(oi), NULL, NULL, &oo, sizeof(oo)), 0);
+	static uint8_t buf[8192];
+	struct fuse_read_in ri = { .fh = oo.fh, .size = sizeof(buf) };
+	ck_assert_int_eq(tf_req(FUSE_READDIRPLUS, 1, &ri, sizeof(ri), NULL, NULL, buf, sizeof(buf)), 0);
+	int zero = 0, total = 0;
+	for (size_t off = 0; off < tf_payload(); total++) {
+		const struct fuse_direntplus *dp = (const void *)(buf + off);
+		zero += dp->entry_out.nodeid == 0;
+		off += FUSE_DIRENTPLUS_SIZE(dp);
+	}
+	ck_assert_int_eq(total, 8);
+	ck_assert_int_ge(zero, 3); /* ".", ".." and the files that found no slot */
+}
+END_TEST
+
+static int dax_calls;
+static int fake_setup(void *ctx, int fd, uint64_t fo, uint64_t len, uint64_t mo, bool w)
+{
+	dax_calls++;
+	return fd >= 0 && fo == 4096 && len == 8192 && mo == 0 && !w ? 0 : -EINVAL;
+}
+static int fake_remove(void *ctx, uint64_t mo, uint64_t len)
+{
+	dax_calls++;
+	return 0;
+}
+
+START_TEST(dax_hook)
+{
+	struct fuse_setupmapping_in sm = { .foffset = 4096, .len = 8192,
+					   .flags = FUSE_SETUPMAPPING_FLAG_READ };
+	static const struct fuse_dax_ops ops = { fake_setup, fake_remove };
+	struct fuse_server_params p = { .dax = &ops };
+	struct fs_options o;
+	uint64_t fh;
+
+	tf_write_host("m", "x");
+	ck_assert_int_eq(tf_open(tf_nodeid(1, "m"), O_RDONLY, &fh), 0);
+	sm.fh = fh;
+	ck_assert_int_eq(tf_req(FUSE_SETUPMAPPING, 1, &sm, sizeof(sm), NULL, NULL, NULL, 0), -ENOSYS);
+	fs_options_default(&o);
+	tf_start(&o, &p, true);
+	ck_assert_int_eq(tf_open(tf_nodeid(1, "m"), O_RDONLY, &fh), 0);
+	sm.fh = fh;
+	ck_assert_int_eq(tf_req(FUSE_SETUPMAPPING, 1, &sm, sizeof(sm), NULL, NULL, NULL, 0), 0);
+	sm.flags = FUSE_SETUPMAPPING_FLAG_WRITE;
+	ck_assert_int_eq(tf_req(FUSE_SETUPMAPPING, 1, &sm, sizeof(sm), NULL, NULL, NULL, 0), -EACCES);
+	sm.foffset = 1;
+	ck_assert_int_eq(tf_req(FUSE_SETUPMAPPING, 1, &sm, sizeof(sm), NULL, NULL, NULL, 0), -EINVAL);
+	struct {
+		struct fuse_removemapping_in in;
+		struct fuse_removemapping_one one;
+	} __attribute__((packed)) rm = { { 1 }, { 0, 8192 } };
+	ck_assert_int_eq(tf_req(FUSE_REMOVEMAPPING, 1, &rm, sizeof(rm), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(dax_calls, 2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("fuse");
+	TCase *tc = tcase_create("ops");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, tf_setup, tf_teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, init_negotiates);
+	tcase_add_test(tc, init_versions);
+	tcase_add_test(tc, lookup_getattr_forget);
+	tcase_add_test(tc, setattr_all);
+	tcase_add_test(tc, symlink_readlink_mknod_mkdir);
+	tcase_add_test(tc, rename_and_link);
+	tcase_add_test(tc, files_read_write);
+	tcase_add_test(tc, write_kills_suid);
+	tcase_add_test(tc, fallocate_lseek_copy);
+	tcase_add_test(tc, tmpfile_syncfs_statfs_access);
+	tcase_add_test(tc, creds_are_the_callers);
+	tcase_add_test(tc, readdir_and_plus);
+	tcase_add_test(tc, xattrs);
+	tcase_add_test(tc, cache_modes_and_writeback);
+	tcase_add_test(tc, readonly_share);
+	tcase_add_test(tc, tables_are_bounded);
+	tcase_add_test(tc, dax_hook);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
