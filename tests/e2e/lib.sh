@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Shared by tests/e2e/run and scripts/demo (bash), so the demo boots its
+# microVM exactly the way the tests do: build the images, decide whether this
+# machine's /dev/kvm can boot Linux itself ("direct") or whether the nested
+# test host is needed ("nested"), then run cases through tests/e2e/host-run.
+# Callers set TOP (the work tree) and STAINLESS (the binary) first.
+
+e2e_say() { echo "e2e: $*" >&2; }
+
+# e2e_build_images: builds (or finds cached) guest kernel, guest initramfs
+# and kvm-sanity; sets GUEST_KERNEL, GUEST_INITRD, KVM_SANITY.
+# Returns non-zero, having printed why, when a build fails.
+e2e_build_images() {
+	GUEST_KERNEL=$("$TOP/guest-images/build-kernel") || return 1
+	GUEST_INITRD=$("$TOP/guest-images/build-initramfs" --name e2e-guest \
+		--init "$TOP/tests/e2e/guest-init" \
+		--tree "$TOP/tests/e2e/cases:/cases") || return 1
+	KVM_SANITY=$("$TOP/tests/e2e/build-kvm-sanity") || KVM_SANITY=
+	export GUEST_KERNEL GUEST_INITRD KVM_SANITY
+}
+
+# e2e_pick_mode: sets E2E_MODE_USED to direct or nested and E2E_MODE_WHY.
+# E2E_MODE=direct|nested forces a mode; otherwise stainless itself is asked
+# to boot the guest kernel here for a few seconds. On the development and CI
+# machines /dev/kvm is the software "PVM" module, which cannot run a Linux
+# guest, so that probe fails and the nested test host takes over.
+e2e_pick_mode() {
+	local probe out last
+	case ${E2E_MODE:-auto} in
+	direct|nested)
+		E2E_MODE_USED=$E2E_MODE; E2E_MODE_WHY="forced by E2E_MODE"; return 0 ;;
+	auto) ;;
+	*) e2e_say "E2E_MODE must be auto, direct or nested"; return 1 ;;
+	esac
+	E2E_MODE_USED=nested
+	if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+		E2E_MODE_WHY="no usable /dev/kvm here"; return 0
+	fi
+	if [ ! -x "$STAINLESS" ]; then
+		E2E_MODE_WHY="no stainless binary to probe with"; return 0
+	fi
+	probe=${E2E_PROBE_SECS:-15}
+	out=$(timeout -s KILL "$probe" "$STAINLESS" run --kernel "$GUEST_KERNEL" \
+		--initrd "$GUEST_INITRD" \
+		--cmdline "console=ttyS0 reboot=k panic=-1 stainless.case=boot-1cpu" \
+		</dev/null 2>&1 | tr -d '\r')
+	if printf '%s\n' "$out" | grep -q '^STAINLESS-GUEST-UP '; then
+		E2E_MODE_USED=direct
+		E2E_MODE_WHY="stainless booted the guest on this machine's /dev/kvm"
+	else
+		last=$(printf '%s\n' "$out" | sed '/^$/d' | tail -n 1 | cut -c1-100)
+		E2E_MODE_WHY="stainless could not boot the guest on this /dev/kvm within ${probe}s (${last:-no console output})"
+	fi
+	return 0
+}
+
+# e2e_run_direct CASE...: runs the cases right here; host-run's output on
+# stdout.
+e2e_run_direct() {
+	local work rc
+	work=$(mktemp -d)
+	STAINLESS=$STAINLESS E2E_DIR=$TOP/tests/e2e E2E_WORK=$work \
+		sh "$TOP/tests/e2e/host-run" "$@"
+	rc=$?
+	rm -rf "$work"
+	return $rc
+}
+
+# e2e_run_nested LOG CASE...: boots the test host once under QEMU TCG and
+# runs the cases inside it. The whole serial console goes to LOG (CRs
+# removed); verdicts and failure details are echoed as they arrive (the
+# whole console with E2E_VERBOSE=1). Bounded by E2E_HOST_TIMEOUT seconds.
+e2e_run_nested() {
+	local log=$1 hk hi list secs t0
+	shift
+	if ! command -v qemu-system-x86_64 >/dev/null; then
+		echo "qemu-system-x86_64 is not installed (scripts/deps)" >"$log"
+		return 77
+	fi
+	local with=()
+	# Without a binary the host can still tell whether nested KVM works.
+	[ -x "$STAINLESS" ] && with=(--stainless "$STAINLESS")
+	{ read -r hk; read -r hi; } < <("$TOP/guest-images/build-testhost" \
+		--guest-kernel "$GUEST_KERNEL" --guest-initrd "$GUEST_INITRD" "${with[@]}")
+	if [ -z "${hi:-}" ]; then
+		echo "STAINLESS-TESTHOST-FAIL building the test host failed" >"$log"
+		return 1
+	fi
+	list=$(echo "$@" | tr ' ' ',')
+	secs=${E2E_HOST_TIMEOUT:-900}
+	e2e_say "booting the test host (QEMU TCG, AMD CPU with SVM; kernel $(basename "$hk")); limit ${secs}s"
+	t0=$(date +%s)
+	# -no-reboot: the host's final `reboot -f` (and any panic, with panic=-1)
+	# ends QEMU. stdin is /dev/null so QEMU never grabs the terminal.
+	timeout -s KILL "$secs" qemu-system-x86_64 -M q35 -accel tcg,thread=multi \
+		-cpu EPYC,+svm,+npt -smp 2 -m 2048 \
+		-nodefaults -no-user-config -nographic -serial stdio -no-reboot \
+		-kernel "$hk" -initrd "$hi" \
+		-append "console=ttyS0 quiet panic=-1 stainless.cases=$list stainless.verbose=${E2E_VERBOSE:-0}" \
+		</dev/null 2>&1 | sed -u 's/\r//g' | tee "$log" | {
+		if [ "${E2E_VERBOSE:-0}" = 1 ]; then
+			cat
+		else
+			grep --line-buffered -E '^(PASS|FAIL|SKIP) e2e/|^  [|>] |STAINLESS-TESTHOST|Kernel panic'
+		fi
+	}
+	if [ "${PIPESTATUS[0]}" -eq 137 ]; then
+		echo "STAINLESS-TESTHOST-FAIL killed after ${secs}s (E2E_HOST_TIMEOUT)" | tee -a "$log"
+	fi
+	e2e_say "test host ran for $(( $(date +%s) - t0 ))s"
+	grep -q '^STAINLESS-TESTHOST-DONE' "$log"
+}
