@@ -75,6 +75,7 @@ struct p9_fid {
 };
 
 struct p9_parked;
+struct p9_aio;
 
 struct p9_session {
 	struct p9_server *srv;
@@ -91,6 +92,7 @@ struct p9_session {
 	pthread_cond_t cond;
 	struct p9_parked *parked;
 	unsigned nparked;
+	struct p9_aio *aios;      /* async I/O in flight (transport thread only) */
 
 	/* Last qid prefix looked up: most files share the root's device. */
 	dev_t last_dev;
@@ -144,6 +146,7 @@ int p9_op_lcreate(struct p9_msg *m);
 int p9_op_read(struct p9_msg *m);
 int p9_op_write(struct p9_msg *m);
 int p9_op_fsync(struct p9_msg *m);
+int p9_aio_flush(struct p9_msg *m, uint16_t oldtag);
 int p9_op_readdir(struct p9_msg *m);
 int p9_op_mkdir(struct p9_msg *m);
 int p9_op_mknod(struct p9_msg *m);

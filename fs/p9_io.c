@@ -171,19 +171,33 @@ int p9_op_lcreate(struct p9_msg *m)
 }
 
 struct p9_aio {
+	struct p9_aio *next;      /* s->aios: in flight, for Tflush */
+	struct p9_session *s;
 	struct fs_req *req;
 	const struct fs_transport *t;
 	uint16_t tag;
 	bool is_write;
+	struct fs_req *flush_req; /* a Tflush waiting for this I/O, or NULL */
+	uint16_t flush_tag;
 	struct iovec v[P9_IOV_MAX];
 };
 
-/* Runs on the transport's thread when its io_uring finished the I/O. */
+/*
+ * Runs on the transport's thread (the one calling p9_handle) when its
+ * io_uring finished the I/O, so s->aios needs no lock. A Tflush that came
+ * meanwhile is answered right after the reply it was waiting for.
+ */
 static void aio_done(void *arg, int result)
 {
 	struct p9_aio *a = arg;
 	uint32_t len;
 
+	for (struct p9_aio **pp = &a->s->aios; *pp; pp = &(*pp)->next) {
+		if (*pp == a) {
+			*pp = a->next;
+			break;
+		}
+	}
 	if (result < 0) {
 		len = p9_reply_error(a->req, a->tag, result);
 	} else if (a->is_write) {
@@ -203,7 +217,26 @@ static void aio_done(void *arg, int result)
 		p9_iov_write(a->req->out, a->req->nout, 0, buf, sizeof(buf));
 	}
 	a->t->complete(a->t->ctx, a->req, len);
+	if (a->flush_req) {
+		uint8_t buf[P9_HDRSZ];
+		p9_put_hdr(buf, sizeof(buf), P9_RFLUSH, a->flush_tag);
+		len = (uint32_t)p9_iov_write(a->flush_req->out, a->flush_req->nout, 0, buf, sizeof(buf));
+		a->t->complete(a->t->ctx, a->flush_req, len);
+	}
 	free(a);
+}
+
+/* Tflush of an I/O in flight: Rflush waits until that I/O has replied. */
+int p9_aio_flush(struct p9_msg *m, uint16_t oldtag)
+{
+	for (struct p9_aio *a = m->s->aios; a; a = a->next) {
+		if (a->tag == oldtag && !a->flush_req && m->t && m->t->complete) {
+			a->flush_req = m->req;
+			a->flush_tag = m->tag;
+			return P9_DEFERRED;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -222,14 +255,20 @@ static int do_io(struct p9_msg *m, bool is_write, int fd, struct iovec *v, unsig
 	    m->t && m->t->async && m->t->async->submit_rw) {
 		struct p9_aio *a = malloc(sizeof(*a));
 		if (a) {
+			a->s = m->s;
 			a->req = m->req;
 			a->t = m->t;
 			a->tag = m->tag;
 			a->is_write = is_write;
+			a->flush_req = NULL;
 			memcpy(a->v, v, k * sizeof(*v));
+			/* Listed first: done() may run before submit_rw returns. */
+			a->next = m->s->aios;
+			m->s->aios = a;
 			if (m->t->async->submit_rw(m->t->ctx, is_write, fd, a->v, k, off,
 						   aio_done, a) == 0)
 				return P9_DEFERRED;
+			m->s->aios = a->next;
 			free(a);
 		}
 	}

@@ -241,9 +241,11 @@ static int op_flush(struct p9_msg *m)
 
 	if (p9_rbuf_error(&m->in))
 		return -EPROTO;
-	/* Returns once the old request has been answered (if it was pending). */
-	p9_lock_flush(m->s, oldtag);
-	return 0;
+	/* A parked lock is cancelled and answered before this returns. */
+	if (p9_lock_flush(m->s, oldtag))
+		return 0;
+	/* An I/O in flight cannot be recalled: Rflush follows its reply. */
+	return p9_aio_flush(m, oldtag);
 }
 
 static int op_clunk(struct p9_msg *m)

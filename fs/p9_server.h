@@ -44,6 +44,10 @@
  * of a parked lock interrupts the helper with P9_CANCEL_SIGNAL, completes
  * the parked request with Rlerror(EINTR) and only then answers Rflush. Past
  * P9_MAX_PARKED parked locks per session the answer is BLOCKED instead.
+ * An async read/write cannot be recalled: Tflush of one is itself deferred
+ * and its Rflush is completed right after the I/O's reply. A transport must
+ * let its async I/O finish (run every done callback) before
+ * p9_session_destroy(); parked locks are cancelled by the destroy itself.
  *
  * Process-wide effects of p9_server_create(): installs a do-nothing handler
  * for P9_CANCEL_SIGNAL (no SA_RESTART, so a blocked fcntl returns EINTR),

@@ -49,12 +49,15 @@ static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
 static int ndone;
 static uint8_t done_reply[256];
 static uint32_t done_len;
+static uint8_t done_types[16];   /* reply type of each completion, in order */
 
 static void fake_complete(void *ctx, struct fs_req *req, uint32_t len)
 {
 	pthread_mutex_lock(&done_lock);
 	done_len = len;
 	p9_iov_read(req->out, req->nout, 0, done_reply, len < sizeof(done_reply) ? len : sizeof(done_reply));
+	if (ndone < 16)
+		done_types[ndone] = done_reply[4];
 	ndone++;
 	pthread_cond_broadcast(&done_cond);
 	pthread_mutex_unlock(&done_lock);

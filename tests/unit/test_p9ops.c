@@ -135,6 +135,44 @@ START_TEST(test_async_io_through_transport)
 }
 END_TEST
 
+START_TEST(test_flush_waits_for_async_io)
+{
+	tr.async = &fake_async;
+	mkfile("f", "");
+	ck_assert_int_eq(walk1(0, 1, "f"), 1);
+	ck_assert_int_eq(t_lopen(1, P9_DOTL_RDWR), 0);
+	begin_write(1, 0, "inflight", 8);
+	p9_put_hdr(reqbuf, (uint32_t)W.pos, P9_TWRITE, cur_tag);
+	/* The write request must outlive this call: give it its own buffers. */
+	static uint8_t win[64], wout[64], fout[64];
+	static struct iovec wi, wo, fo, fi;
+	static struct fs_req wreq, freq;
+	memcpy(win, reqbuf, W.pos);
+	wi = (struct iovec){ win, W.pos };
+	wo = (struct iovec){ wout, sizeof(wout) };
+	wreq = (struct fs_req){ .in = &wi, .nin = 1, .out = &wo, .nout = 1 };
+	if (p9_handle(ses, &wreq, &tr) != FS_REQ_DEFERRED)
+		return;   /* this filesystem took the NOWAIT write: nothing in flight */
+	uint16_t wtag = cur_tag;
+	/* Tflush of the write in flight: no Rflush before the Rwrite. */
+	static uint8_t fmsg[9];
+	p9_put_hdr(fmsg, 9, P9_TFLUSH, 77);
+	fmsg[7] = (uint8_t)wtag;
+	fmsg[8] = (uint8_t)(wtag >> 8);
+	fi = (struct iovec){ fmsg, 9 };
+	fo = (struct iovec){ fout, sizeof(fout) };
+	freq = (struct fs_req){ .in = &fi, .nin = 1, .out = &fo, .nout = 1 };
+	ck_assert_int_eq(p9_handle(ses, &freq, &tr), FS_REQ_DEFERRED);
+	ck_assert_int_eq(ndone, 0);
+	ssize_t w = pwritev(aio.fd, aio.iov, (int)aio.n, (off_t)aio.off);
+	aio.done(aio.arg, (int)w);
+	ck_assert_int_eq(ndone, 2);
+	ck_assert_uint_eq(done_types[0], P9_RWRITE);
+	ck_assert_uint_eq(done_types[1], P9_RFLUSH);
+	ck_assert_uint_eq(fout[5] | fout[6] << 8, 77);
+}
+END_TEST
+
 START_TEST(test_fsync)
 {
 	mkfile("f", "x");
@@ -693,6 +731,7 @@ static Suite *p9ops_suite(void)
 	tcase_add_test(tc, test_lopen_rules);
 	tcase_add_test(tc, test_write_size_mismatch);
 	tcase_add_test(tc, test_async_io_through_transport);
+	tcase_add_test(tc, test_flush_waits_for_async_io);
 	tcase_add_test(tc, test_fsync);
 	tcase_add_test(tc, test_readdir_all_and_resume);
 	tcase_add_test(tc, test_readdir_fills_buffer);
