@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * POSIX locks of the 9P2000.L server (fs/p9_lock.c): OFD locks between
+ * fids, a lock held by a host process refusing the client, a blocking lock
+ * parked without stalling other requests and granted on release, Tflush
+ * cancelling a parked lock before Rflush, and session teardown answering
+ * what is parked.
+ */
+#include "tests/unit/test_p9_client.h"
+
+#include <sys/wait.h>
+
+static int t_lock(uint32_t fid, uint8_t type, uint32_t flags, uint64_t start, uint64_t len)
+{
+	struct p9_rbuf r;
+	begin(P9_TLOCK);
+	p9_put_u32(&W, fid);
+	p9_put_u8(&W, type);
+	p9_put_u32(&W, flags);
+	p9_put_u64(&W, start);
+	p9_put_u64(&W, len);
+	p9_put_u32(&W, 42);
+	put_str("guest");
+	int err = call(&r);
+	return err ? err : p9_get_u8(&r);
+}
+
+static void open_two(void)
+{
+	mkfile("f", "0123456789");
+	ck_assert_int_eq(walk1(0, 1, "f"), 1);
+	ck_assert_int_eq(walk1(0, 2, "f"), 1);
+	ck_assert_int_eq(t_lopen(1, P9_DOTL_RDWR), 0);
+	ck_assert_int_eq(t_lopen(2, P9_DOTL_RDWR), 0);
+}
+
+START_TEST(test_lock_between_fids)
+{
+	struct p9_rbuf r;
+
+	open_two();
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 5), P9_LOCK_SUCCESS);
+	ck_assert_int_eq(t_lock(2, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_BLOCKED);
+	ck_assert_int_eq(t_lock(2, P9_LOCK_TYPE_RDLCK, 0, 5, 5), P9_LOCK_SUCCESS);
+	/* Tgetlock from fid 2 sees fid 1's lock. */
+	begin(P9_TGETLOCK);
+	p9_put_u32(&W, 2);
+	p9_put_u8(&W, P9_LOCK_TYPE_WRLCK);
+	p9_put_u64(&W, 0);
+	p9_put_u64(&W, 0);
+	p9_put_u32(&W, 7);
+	put_str("g");
+	ck_assert_int_eq(call(&r), 0);
+	ck_assert_uint_eq(p9_get_u8(&r), P9_LOCK_TYPE_WRLCK);
+	ck_assert(p9_get_u64(&r) == 0);
+	ck_assert(p9_get_u64(&r) == 5);
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_UNLCK, 0, 0, 5), P9_LOCK_SUCCESS);
+	ck_assert_int_eq(t_lock(2, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+	/* Clunking the fid releases its locks. */
+	ck_assert_int_eq(t_clunk(2), 0);
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+	/* Bad lock input. */
+	ck_assert_int_eq(t_lock(1, 7, 0, 0, 0), -EINVAL);
+	ck_assert_int_eq(t_lock(0, P9_LOCK_TYPE_WRLCK, 0, 0, 0), -EBADF);  /* not open */
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, UINT64_MAX, 0), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_lock_held_by_host)
+{
+	char p[PATH_MAX];
+	int ready[2], release[2];
+	char c;
+
+	open_two();
+	path_of(p, "f");
+	ck_assert_int_eq(pipe(ready), 0);
+	ck_assert_int_eq(pipe(release), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* A host process holds a classic POSIX lock on the same file. */
+		int fd = open(p, O_RDWR);
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+		if (fd < 0 || fcntl(fd, F_SETLK, &fl) < 0)
+			_exit(1);
+		if (write(ready[1], "x", 1) != 1 || read(release[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_BLOCKED);
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_RDLCK, 0, 3, 1), P9_LOCK_BLOCKED);
+	ck_assert_int_eq(write(release[1], "x", 1), 1);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+}
+END_TEST
+
+static void wait_done(int n)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	pthread_mutex_lock(&done_lock);
+	while (ndone < n)
+		ck_assert_int_eq(pthread_cond_timedwait(&done_cond, &done_lock, &ts), 0);
+	pthread_mutex_unlock(&done_lock);
+}
+
+/* Sends a blocking Tlock that must park; returns its tag. */
+static uint16_t park_lock(uint32_t fid)
+{
+	begin(P9_TLOCK);
+	p9_put_u32(&W, fid);
+	p9_put_u8(&W, P9_LOCK_TYPE_WRLCK);
+	p9_put_u32(&W, P9_LOCK_FLAGS_BLOCK);
+	p9_put_u64(&W, 0);
+	p9_put_u64(&W, 0);
+	p9_put_u32(&W, 1);
+	put_str("g");
+	p9_put_hdr(reqbuf, (uint32_t)W.pos, P9_TLOCK, cur_tag);
+	/* The parked request keeps its own buffers until it completes. */
+	static uint8_t parked_in[128], parked_out[128];
+	static struct iovec in, out;
+	static struct fs_req req;
+	memcpy(parked_in, reqbuf, W.pos);
+	in = (struct iovec){ parked_in, W.pos };
+	out = (struct iovec){ parked_out, sizeof(parked_out) };
+	req = (struct fs_req){ .in = &in, .nin = 1, .out = &out, .nout = 1 };
+	ck_assert_int_eq(p9_handle(ses, &req, &tr), FS_REQ_DEFERRED);
+	return cur_tag;
+}
+
+START_TEST(test_blocking_lock_parked_then_granted)
+{
+	open_two();
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+	uint16_t tag = park_lock(2);
+	/* The queue is not stalled: other requests are answered meanwhile. */
+	ck_assert_int_eq(t_getattr(0, NULL, NULL, NULL), 0);
+	usleep(20000);
+	ck_assert_int_eq(ndone, 0);
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_UNLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+	wait_done(1);
+	ck_assert_uint_eq(done_len, P9_HDRSZ + 1);
+	ck_assert_uint_eq(done_reply[4], P9_RLOCK);
+	ck_assert_uint_eq(done_reply[5] | done_reply[6] << 8, tag);
+	ck_assert_uint_eq(done_reply[7], P9_LOCK_SUCCESS);
+	/* Fid 2 really holds it now. */
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_BLOCKED);
+}
+END_TEST
+
+START_TEST(test_flush_cancels_parked_lock)
+{
+	open_two();
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+	uint16_t tag = park_lock(2);
+	/* Rflush comes only after the parked request was answered. */
+	ck_assert_int_eq(t_flush(tag), 0);
+	ck_assert_int_eq(ndone, 1);
+	ck_assert_uint_eq(done_reply[4], P9_RLERROR);
+	ck_assert_uint_eq(done_reply[5] | done_reply[6] << 8, tag);
+	ck_assert_uint_eq(done_reply[7], EINTR);
+	/* The lock was not taken by the cancelled request. */
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_UNLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+	/* Flushing a tag that is not pending is answered at once. */
+	ck_assert_int_eq(t_flush(999), 0);
+}
+END_TEST
+
+START_TEST(test_session_destroy_answers_parked)
+{
+	open_two();
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+	park_lock(2);
+	p9_session_destroy(ses);
+	ck_assert_int_eq(ndone, 1);
+	ck_assert_uint_eq(done_reply[4], P9_RLERROR);
+	ck_assert_int_eq(p9_session_create(&ses, srv, BUFSZ), 0);
+}
+END_TEST
+
+static Suite *p9lock_suite(void)
+{
+	Suite *s = suite_create("p9lock");
+	TCase *tc = tcase_create("locks");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_lock_between_fids);
+	tcase_add_test(tc, test_lock_held_by_host);
+	tcase_add_test(tc, test_blocking_lock_parked_then_granted);
+	tcase_add_test(tc, test_flush_cancels_parked_lock);
+	tcase_add_test(tc, test_session_destroy_answers_parked);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(p9lock_suite());
+	int failed;
+
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
