@@ -446,7 +446,8 @@ int vmmio_create(struct vmmio **out, const struct vmmio_config *cfg)
 	if (ops->num_queues > VIRTIO_MAX_QUEUES || ops->queue_size_max == 0 ||
 	    (ops->queue_size_max & (ops->queue_size_max - 1)) ||
 	    ops->queue_size_max > VIRTIO_QUEUE_SIZE_MAX ||
-	    ops->config_size > VMMIO_WINDOW_SIZE - VMMIO_CONFIG)
+	    ops->config_size > VMMIO_WINDOW_SIZE - VMMIO_CONFIG ||
+	    cfg->dev->nr_shm > VIRTIO_MAX_SHM)
 		return -EINVAL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
