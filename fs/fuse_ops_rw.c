@@ -25,9 +25,7 @@ struct fuse_aread {
 	struct fuse_handle *h;
 	uint64_t unique;
 	uint64_t offset;
-	size_t want, done;
-	int niov;
-	struct iovec *cur;      /* first iovec not yet filled */
+	size_t done;            /* bytes the RWF_NOWAIT try already got */
 	struct iovec iov[];
 };
 
@@ -77,31 +75,22 @@ static void aread_finish(struct fuse_aread *a, ssize_t res)
 	free(a);
 }
 
-/* The transport's io_uring finished one read: done, EOF, or go on. */
+/*
+ * The transport's io_uring finished the read. io_uring already retries
+ * short buffered reads of regular files itself, so a short count is EOF.
+ */
 static void aread_done(void *arg, int result)
 {
 	struct fuse_aread *a = arg;
 
-	if (result < 0) {
+	if (result < 0)
 		aread_finish(a, a->done ? (ssize_t)a->done : result);
-		return;
-	}
-	a->done += (size_t)result;
-	iov_advance(&a->cur, &a->niov, (size_t)result);
-	if (result == 0 || a->done >= a->want || a->niov == 0) {
-		aread_finish(a, (ssize_t)a->done);
-		return;
-	}
-	/* A short read that is not EOF: ask for the rest. */
-	if (a->t.async->submit_rw(a->t.ctx, false, a->h->fd, a->cur, (unsigned)a->niov,
-				  a->offset + a->done, aread_done, a) == 0)
-		return;
-	aread_finish(a, read_rest(a->h->fd, a->cur, a->niov, a->offset, a->done, a->want));
+	else
+		aread_finish(a, (ssize_t)(a->done + (size_t)result));
 }
 
 static int submit_async(struct fuse_call *c, struct fuse_handle *h,
-			struct iovec *iov, int n, uint64_t off, size_t done,
-			size_t want)
+			struct iovec *iov, int n, uint64_t off, size_t done)
 {
 	struct fuse_aread *a = malloc(sizeof(*a) + (size_t)n * sizeof(*iov));
 
@@ -109,11 +98,9 @@ static int submit_async(struct fuse_call *c, struct fuse_handle *h,
 		return -ENOMEM;
 	*a = (struct fuse_aread){
 		.srv = c->srv, .req = c->req, .t = *c->t, .h = h,
-		.unique = c->h.unique, .offset = off, .want = want, .done = done,
-		.niov = n,
+		.unique = c->h.unique, .offset = off, .done = done,
 	};
 	memcpy(a->iov, iov, (size_t)n * sizeof(*iov));
-	a->cur = a->iov;
 	int r = c->t->async->submit_rw(c->t->ctx, false, h->fd, a->iov, (unsigned)n,
 				       off + done, aread_done, a);
 	if (r)
@@ -162,7 +149,7 @@ FUSE_OP(read)
 	size_t done = n > 0 ? (size_t)n : 0;
 	iov_advance(&iov, &k, done);
 	if (c->t && c->t->async && c->t->async->submit_rw && c->t->complete &&
-	    submit_async(c, h, iov, k, in.offset, done, size) == 0)
+	    submit_async(c, h, iov, k, in.offset, done) == 0)
 		return FUSE_DEFERRED; /* the handle reference went with it */
 	n = read_rest(h->fd, iov, k, in.offset, done, size);
 	r = n < 0 ? (int)n : fuse_reply_hdr(c->req, c->h.unique, (size_t)n);

@@ -34,7 +34,7 @@ static int tf_ret;           /* fuse_server_handle()'s return */
 static struct fuse_out_header tf_oh;
 static struct fuse_init_out tf_init;
 
-static const char *tf_path(const char *name)
+static inline const char *tf_path(const char *name)
 {
 	static char bufs[4][512];
 	static int k;
@@ -45,7 +45,7 @@ static const char *tf_path(const char *name)
 }
 
 /* Feeds len bytes of tf_inbuf to the server; the reply lands in tf_outbuf. */
-static int tf_send(size_t len, const struct fs_transport *t)
+static inline int tf_send(size_t len, const struct fs_transport *t)
 {
 	struct iovec in[80], out[2];
 	unsigned nin = 0;
@@ -71,7 +71,7 @@ static int tf_send(size_t len, const struct fs_transport *t)
 	return tf_ret;
 }
 
-static size_t tf_build(uint32_t op, uint64_t nodeid, const void *a, size_t alen,
+static inline size_t tf_build(uint32_t op, uint64_t nodeid, const void *a, size_t alen,
 		       const char *s1, const char *s2, const void *tail, size_t tlen)
 {
 	struct fuse_in_header h = {
@@ -97,7 +97,7 @@ static size_t tf_build(uint32_t op, uint64_t nodeid, const void *a, size_t alen,
  * One request/reply round trip. Returns the reply's error (0 or -errno);
  * copies at most outmax payload bytes to out. Checks the reply header.
  */
-static int tf_req(uint32_t op, uint64_t nodeid, const void *a, size_t alen,
+static inline int tf_req(uint32_t op, uint64_t nodeid, const void *a, size_t alen,
 		  const char *s1, const char *s2, void *out, size_t outmax)
 {
 	size_t len = tf_build(op, nodeid, a, alen, s1, s2, NULL, 0);
@@ -116,12 +116,12 @@ static int tf_req(uint32_t op, uint64_t nodeid, const void *a, size_t alen,
 	return tf_oh.error;
 }
 
-static size_t tf_payload(void)
+static inline size_t tf_payload(void)
 {
 	return tf_ret > 0 ? (size_t)tf_ret - sizeof(struct fuse_out_header) : 0;
 }
 
-static void tf_do_init(uint32_t flags)
+static inline void tf_do_init(uint32_t flags)
 {
 	struct fuse_init_in in = {
 		.major = 7, .minor = 38, .max_readahead = 1 << 20,
@@ -138,7 +138,7 @@ static void tf_do_init(uint32_t flags)
 		      FUSE_HANDLE_KILLPRIV_V2 | FUSE_WRITEBACK_CACHE | \
 		      FUSE_AUTO_INVAL_DATA | FUSE_CACHE_SYMLINKS)
 
-static void tf_start(const struct fs_options *o, const struct fuse_server_params *p,
+static inline void tf_start(const struct fs_options *o, const struct fuse_server_params *p,
 		     bool init)
 {
 	if (srv)
@@ -149,7 +149,7 @@ static void tf_start(const struct fs_options *o, const struct fuse_server_params
 		tf_do_init(TF_ALL_FLAGS);
 }
 
-static void tf_setup(void)
+static inline void tf_setup(void)
 {
 	struct fs_options o;
 
@@ -164,7 +164,7 @@ static void tf_setup(void)
 	tf_start(&o, NULL, true);
 }
 
-static void tf_teardown(void)
+static inline void tf_teardown(void)
 {
 	char cmd[300];
 
@@ -176,12 +176,12 @@ static void tf_teardown(void)
 }
 
 /* Small wrappers for the common requests. */
-static int tf_lookup(uint64_t parent, const char *name, struct fuse_entry_out *e)
+static inline int tf_lookup(uint64_t parent, const char *name, struct fuse_entry_out *e)
 {
 	return tf_req(FUSE_LOOKUP, parent, NULL, 0, name, NULL, e, sizeof(*e));
 }
 
-static uint64_t tf_nodeid(uint64_t parent, const char *name)
+static inline uint64_t tf_nodeid(uint64_t parent, const char *name)
 {
 	struct fuse_entry_out e;
 
@@ -189,7 +189,7 @@ static uint64_t tf_nodeid(uint64_t parent, const char *name)
 	return e.nodeid;
 }
 
-static int tf_getattr(uint64_t nodeid, struct fuse_attr *a)
+static inline int tf_getattr(uint64_t nodeid, struct fuse_attr *a)
 {
 	struct fuse_getattr_in in = { 0 };
 	struct fuse_attr_out out;
@@ -200,7 +200,7 @@ static int tf_getattr(uint64_t nodeid, struct fuse_attr *a)
 	return r;
 }
 
-static int tf_open(uint64_t nodeid, uint32_t flags, uint64_t *fh)
+static inline int tf_open(uint64_t nodeid, uint32_t flags, uint64_t *fh)
 {
 	struct fuse_open_in in = { .flags = flags };
 	struct fuse_open_out out = { 0 };
@@ -210,7 +210,7 @@ static int tf_open(uint64_t nodeid, uint32_t flags, uint64_t *fh)
 	return r;
 }
 
-static int tf_create(uint64_t parent, const char *name, uint32_t flags, uint32_t mode,
+static inline int tf_create(uint64_t parent, const char *name, uint32_t flags, uint32_t mode,
 		     struct fuse_entry_out *e, uint64_t *fh)
 {
 	struct fuse_create_in in = { .flags = flags, .mode = S_IFREG | mode };
@@ -224,7 +224,7 @@ static int tf_create(uint64_t parent, const char *name, uint32_t flags, uint32_t
 	return r;
 }
 
-static int tf_write(uint64_t fh, uint64_t off, const void *data, uint32_t size,
+static inline int tf_write(uint64_t fh, uint64_t off, const void *data, uint32_t size,
 		    uint32_t flags)
 {
 	struct fuse_write_in in = { .fh = fh, .offset = off, .size = size,
@@ -241,7 +241,7 @@ static int tf_write(uint64_t fh, uint64_t off, const void *data, uint32_t size,
 }
 
 /* Returns bytes read (>= 0) or -errno; data in buf. */
-static int tf_read(uint64_t fh, uint64_t off, void *buf, uint32_t size)
+static inline int tf_read(uint64_t fh, uint64_t off, void *buf, uint32_t size)
 {
 	struct fuse_read_in in = { .fh = fh, .offset = off, .size = size };
 	int r = tf_req(FUSE_READ, 1, &in, sizeof(in), NULL, NULL, buf, size);
@@ -249,14 +249,14 @@ static int tf_read(uint64_t fh, uint64_t off, void *buf, uint32_t size)
 	return r ? r : (int)tf_payload();
 }
 
-static int tf_release(uint64_t fh, uint32_t op)
+static inline int tf_release(uint64_t fh, uint32_t op)
 {
 	struct fuse_release_in in = { .fh = fh };
 
 	return tf_req(op, 1, &in, sizeof(in), NULL, NULL, NULL, 0);
 }
 
-static void tf_write_host(const char *name, const char *data)
+static inline void tf_write_host(const char *name, const char *data)
 {
 	int fd = open(tf_path(name), O_WRONLY | O_CREAT | O_TRUNC, 0644);
 

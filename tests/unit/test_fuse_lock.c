@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * FUSE locks and requests that finish later: POSIX locks per lock owner
+ * (checked against each other and against a lock this process holds on
+ * the host file, which an OFD lock must respect), flock through
+ * FUSE_LK_FLOCK, SETLKW parked and completed through the transport,
+ * INTERRUPT and reset cancelling it, and READ going to the transport's
+ * async I/O when the page cache cannot answer.
+ */
+#include "tests/unit/test_fuse_util.h"
+
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
+
+/* --- a transport that records completions ------------------------------- */
+static pthread_mutex_t done_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
+static int done_count;
+static uint32_t done_len;
+static struct fuse_out_header done_oh;
+
+static void on_complete(void *ctx, struct fs_req *req, uint32_t len)
+{
+	pthread_mutex_lock(&done_mu);
+	done_len = len;
+	memcpy(&done_oh, req->out[0].iov_base, sizeof(done_oh));
+	done_count++;
+	pthread_cond_broadcast(&done_cv);
+	pthread_mutex_unlock(&done_mu);
+}
+
+static bool wait_done(int count, int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&done_mu);
+	while (done_count < count)
+		if (pthread_cond_timedwait(&done_cv, &done_mu, &ts))
+			break;
+	bool ok = done_count >= count;
+	pthread_mutex_unlock(&done_mu);
+	return ok;
+}
+
+static const struct fs_transport cb_transport = { .complete = on_complete };
+
+/* A deferred request keeps its own reply space, apart from tf_outbuf. */
+static uint8_t defer_out[TF_BUF];
+static struct iovec defer_in_iov, defer_out_iov;
+static struct fs_req defer_req;
+
+static int send_keep(size_t len, const struct fs_transport *t)
+{
+	defer_in_iov = (struct iovec){ tf_inbuf, len };
+	defer_out_iov = (struct iovec){ defer_out, sizeof(defer_out) };
+	defer_req = (struct fs_req){ .in = &defer_in_iov, .nin = 1,
+				     .out = &defer_out_iov, .nout = 1 };
+	return fuse_server_handle(srv, &defer_req, t);
+}
+
+static uint64_t file_fh(const char *name, uint64_t *nodeid)
+{
+	uint64_t fh;
+
+	tf_write_host(name, "0123456789");
+	*nodeid = tf_nodeid(FUSE_ROOT_ID, name);
+	ck_assert_int_eq(tf_open(*nodeid, O_RDWR, &fh), 0);
+	return fh;
+}
+
+static int lk(uint32_t op, uint64_t fh, uint64_t owner, uint32_t type,
+	      uint64_t start, uint64_t end, uint32_t flags, struct fuse_lk_out *out)
+{
+	struct fuse_lk_in in = {
+		.fh = fh, .owner = owner, .lk_flags = flags,
+		.lk = { .start = start, .end = end, .type = type, .pid = 1 },
+	};
+	return tf_req(op, 1, &in, sizeof(in), NULL, NULL, out, out ? sizeof(*out) : 0);
+}
+
+static size_t build_lk(uint32_t op, uint64_t fh, uint64_t owner, uint32_t type,
+		       uint32_t flags)
+{
+	struct fuse_lk_in in = {
+		.fh = fh, .owner = owner, .lk_flags = flags,
+		.lk = { .start = 0, .end = INT64_MAX, .type = type },
+	};
+	return tf_build(op, 1, &in, sizeof(in), NULL, NULL, NULL, 0);
+}
+
+/*
+ * A classic POSIX lock held by another process on the host file. (Not this
+ * one: the server closing any fd of the file would drop this process's
+ * classic locks -- POSIX close semantics the server itself never relies on.)
+ */
+static pid_t holder;
+static int holder_pipe[2];
+
+static void host_hold(const char *name)
+{
+	int ready[2];
+	char c;
+
+	ck_assert_int_eq(pipe(ready), 0);
+	ck_assert_int_eq(pipe(holder_pipe), 0);
+	holder = fork();
+	ck_assert_int_ge(holder, 0);
+	if (holder == 0) {
+		int fd = open(tf_path(name), O_RDWR);
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+		c = fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0 ? 'y' : 'n';
+		close(holder_pipe[1]);
+		(void)!write(ready[1], &c, 1);
+		(void)!read(holder_pipe[0], &c, 1); /* until the parent closes it */
+		_exit(0);
+	}
+	close(holder_pipe[0]);
+	close(ready[1]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	ck_assert_int_eq(c, 'y');
+	close(ready[0]);
+}
+
+static void host_release(void)
+{
+	close(holder_pipe[1]);
+	waitpid(holder, NULL, 0);
+}
+
+/* Whether a host process could take a write lock right now. */
+static bool host_can_lock(const char *name)
+{
+	pid_t p = fork();
+	int st;
+
+	if (p == 0) {
+		int fd = open(tf_path(name), O_RDWR);
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+		_exit(fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0 ? 0 : 1);
+	}
+	waitpid(p, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+START_TEST(posix_owners)
+{
+	struct fuse_lk_out out;
+	uint64_t n, fh = file_fh("l", &n);
+
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 0xA, F_WRLCK, 0, 99, 0, NULL), 0);
+	ck_assert_int_eq(lk(FUSE_GETLK, fh, 0xB, F_WRLCK, 0, 99, 0, &out), 0);
+	ck_assert_uint_eq(out.lk.type, F_WRLCK);
+	ck_assert_uint_eq(out.lk.start, 0);
+	ck_assert_uint_eq(out.lk.end, 99);
+	ck_assert_int_eq(lk(FUSE_GETLK, fh, 0xA, F_WRLCK, 0, 99, 0, &out), 0);
+	ck_assert_uint_eq(out.lk.type, F_UNLCK); /* its own lock is no conflict */
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 0xB, F_WRLCK, 50, 60, 0, NULL), -EAGAIN);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 0xB, F_RDLCK, 100, INT64_MAX, 0, NULL), 0);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 0xA, F_WRLCK, 200, 300, 0, NULL), -EAGAIN);
+	/* Unlock by A lets B in. */
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 0xA, F_UNLCK, 0, INT64_MAX, 0, NULL), 0);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 0xB, F_WRLCK, 0, 99, 0, NULL), 0);
+	/* An owner that never locked can unlock (a no-op). */
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 0xC, F_UNLCK, 0, INT64_MAX, 0, NULL), 0);
+	/* FLUSH is a close in the client: B's locks go. */
+	struct fuse_flush_in fl = { .fh = fh, .lock_owner = 0xB };
+	ck_assert_int_eq(tf_req(FUSE_FLUSH, 1, &fl, sizeof(fl), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 0xA, F_WRLCK, 0, INT64_MAX, 0, NULL), 0);
+	/* Another handle of the same owner shares the owner's locks. */
+	uint64_t fh2;
+	ck_assert_int_eq(tf_open(n, O_RDWR, &fh2), 0);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh2, 0xA, F_WRLCK, 0, 10, 0, NULL), 0);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh2, 0xD, F_RDLCK, 0, 10, 0, NULL), -EAGAIN);
+}
+END_TEST
+
+START_TEST(host_lock_wins)
+{
+	struct fuse_lk_out out;
+	uint64_t n, fh = file_fh("h", &n);
+
+	host_hold("h");
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 1, F_RDLCK, 0, 0, 0, NULL), -EAGAIN);
+	ck_assert_int_eq(lk(FUSE_GETLK, fh, 1, F_RDLCK, 0, 0, 0, &out), 0);
+	ck_assert_uint_eq(out.lk.type, F_WRLCK);
+	ck_assert_uint_eq(out.lk.pid, (uint32_t)holder);
+	host_release();
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 1, F_WRLCK, 0, 0, 0, NULL), 0);
+	ck_assert(!host_can_lock("h"));
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 1, F_UNLCK, 0, 0, 0, NULL), 0);
+	ck_assert(host_can_lock("h"));
+}
+END_TEST
+
+START_TEST(setlkw_parks_then_completes)
+{
+	uint64_t n, fh = file_fh("w", &n);
+
+	host_hold("w");
+	ck_assert_int_eq(send_keep(build_lk(FUSE_SETLKW, fh, 7, F_WRLCK, 0), &cb_transport),
+			 FS_REQ_DEFERRED);
+	uint64_t u = tf_unique;
+	/* The queue keeps serving while the lock waits. */
+	ck_assert_int_eq(tf_getattr(n, NULL), 0);
+	ck_assert(!wait_done(1, 150));
+	host_release();
+	ck_assert(wait_done(1, 5000));
+	ck_assert_uint_eq(done_len, sizeof(struct fuse_out_header));
+	ck_assert_int_eq(done_oh.error, 0);
+	ck_assert_uint_eq(done_oh.unique, u);
+	ck_assert(!host_can_lock("w")); /* the server holds it now */
+}
+END_TEST
+
+START_TEST(interrupt_cancels_setlkw)
+{
+	uint64_t n, fh = file_fh("i", &n);
+	struct fuse_lk_out out;
+
+	host_hold("i");
+	ck_assert_int_eq(send_keep(build_lk(FUSE_SETLKW, fh, 7, F_WRLCK, 0), &cb_transport),
+			 FS_REQ_DEFERRED);
+	uint64_t u = tf_unique;
+	usleep(50000);
+	struct fuse_interrupt_in ii = { .unique = u };
+	ck_assert_int_eq(tf_send(tf_build(FUSE_INTERRUPT, 0, &ii, sizeof(ii), NULL, NULL,
+					  NULL, 0), NULL), 0); /* no reply */
+	ck_assert(wait_done(1, 5000));
+	ck_assert_int_eq(done_oh.error, -EINTR);
+	ck_assert_uint_eq(done_oh.unique, u);
+	host_release();
+	/* It gave up: nothing is left held by the server. */
+	ck_assert_int_eq(lk(FUSE_GETLK, fh, 8, F_WRLCK, 0, INT64_MAX, 0, &out), 0);
+	ck_assert_uint_eq(out.lk.type, F_UNLCK);
+	ck_assert(host_can_lock("i"));
+	/* An INTERRUPT for nothing in flight is ignored. */
+	ii.unique = 12345;
+	ck_assert_int_eq(tf_send(tf_build(FUSE_INTERRUPT, 0, &ii, sizeof(ii), NULL, NULL,
+					  NULL, 0), NULL), 0);
+}
+END_TEST
+
+START_TEST(flock_via_lk_flock)
+{
+	uint64_t n, fh1 = file_fh("f", &n), fh2;
+	int fd = open(tf_path("f"), O_RDWR);
+
+	ck_assert_int_eq(tf_open(n, O_RDWR, &fh2), 0);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh1, 1, F_WRLCK, 0, 0, FUSE_LK_FLOCK, NULL), 0);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh2, 2, F_RDLCK, 0, 0, FUSE_LK_FLOCK, NULL), -EAGAIN);
+	ck_assert_int_eq(flock(fd, LOCK_SH | LOCK_NB), -1);
+	ck_assert_int_eq(send_keep(build_lk(FUSE_SETLKW, fh2, 2, F_WRLCK, FUSE_LK_FLOCK),
+				   &cb_transport), FS_REQ_DEFERRED);
+	ck_assert(!wait_done(1, 100));
+	ck_assert_int_eq(lk(FUSE_SETLK, fh1, 1, F_UNLCK, 0, 0, FUSE_LK_FLOCK, NULL), 0);
+	ck_assert(wait_done(1, 5000));
+	ck_assert_int_eq(done_oh.error, 0);
+	ck_assert_int_eq(flock(fd, LOCK_SH | LOCK_NB), -1);
+	struct fuse_release_in rel = { .fh = fh2, .release_flags = FUSE_RELEASE_FLOCK_UNLOCK };
+	ck_assert_int_eq(tf_req(FUSE_RELEASE, 1, &rel, sizeof(rel), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(flock(fd, LOCK_SH | LOCK_NB), 0);
+	ck_assert_int_eq(lk(FUSE_GETLK, fh1, 1, F_WRLCK, 0, 0, FUSE_LK_FLOCK, NULL), -EINVAL);
+	close(fd);
+}
+END_TEST
+
+START_TEST(reset_cancels_waiters)
+{
+	uint64_t n, fh = file_fh("r", &n);
+
+	host_hold("r");
+	ck_assert_int_eq(send_keep(build_lk(FUSE_SETLKW, fh, 7, F_WRLCK, 0), &cb_transport),
+			 FS_REQ_DEFERRED);
+	usleep(20000);
+	fuse_server_reset(srv);
+	ck_assert(wait_done(1, 100)); /* reset waited for it */
+	ck_assert_int_eq(done_oh.error, -EINTR);
+	ck_assert_int_eq(tf_getattr(FUSE_ROOT_ID, NULL), -EIO); /* INIT again first */
+	host_release();
+}
+END_TEST
+
+/* --- a transport with async I/O: submissions wait until run_pending() --- */
+static struct {
+	int fd;
+	const struct iovec *iov;
+	unsigned n;
+	uint64_t off;
+	fs_io_done_fn *done;
+	void *arg;
+	int count;
+	int refuse;
+} io;
+
+static int fake_submit(void *ctx, bool is_write, int fd, const struct iovec *iov,
+		       unsigned n, uint64_t off, fs_io_done_fn *done, void *arg)
+{
+	if (io.refuse)
+		return -EAGAIN;
+	ck_assert(!is_write);
+	io.fd = fd;
+	io.iov = iov;
+	io.n = n;
+	io.off = off;
+	io.done = done;
+	io.arg = arg;
+	io.count++;
+	return 0;
+}
+
+static void run_pending(int unused)
+{
+	ssize_t r = preadv(io.fd, io.iov, (int)io.n, (off_t)io.off);
+	io.done(io.arg, r < 0 ? -errno : (int)r);
+}
+
+static const struct fs_async_ops fake_async = { fake_submit };
+static const struct fs_transport async_transport = {
+	.complete = on_complete, .async = &fake_async,
+};
+
+START_TEST(read_goes_async_when_it_would_block)
+{
+	struct fuse_server_params p = { .test_nowait_blocks = true };
+	struct fs_options o;
+	uint64_t n, fh;
+
+	fs_options_default(&o);
+	tf_start(&o, &p, true);
+	fh = file_fh("a", &n);
+	struct fuse_read_in in = { .fh = fh, .offset = 2, .size = 100 };
+	size_t len = tf_build(FUSE_READ, 1, &in, sizeof(in), NULL, NULL, NULL, 0);
+	ck_assert_int_eq(send_keep(len, &async_transport), FS_REQ_DEFERRED);
+	ck_assert_int_eq(io.count, 1);
+	ck_assert_uint_eq(io.off, 2);
+	ck_assert_int_eq(done_count, 0);
+	run_pending(0);
+	ck_assert(wait_done(1, 1000));
+	ck_assert_int_eq(done_oh.error, 0);
+	ck_assert_uint_eq(done_len, 16 + 8);
+	ck_assert(memcmp(defer_out + 16, "23456789", 8) == 0);
+
+	/* The transport refusing: the server reads inline. */
+	io.refuse = 1;
+	ck_assert_int_eq(send_keep(tf_build(FUSE_READ, 1, &in, sizeof(in), NULL, NULL,
+					    NULL, 0), &async_transport), 16 + 8);
+	ck_assert(memcmp(defer_out + 16, "23456789", 8) == 0);
+	/* No async offered: inline too. */
+	char buf[16] = { 0 };
+	ck_assert_int_eq(tf_read(fh, 0, buf, 4), 4);
+	ck_assert_str_eq(buf, "0123");
+}
+END_TEST
+
+START_TEST(read_cached_answers_inline)
+{
+	uint64_t n, fh = file_fh("c", &n);
+	struct fuse_read_in in = { .fh = fh, .offset = 0, .size = 10 };
+
+	/* Just written, so in the page cache: RWF_NOWAIT answers, no deferral. */
+	ck_assert_int_eq(send_keep(tf_build(FUSE_READ, 1, &in, sizeof(in), NULL, NULL,
+					    NULL, 0), &async_transport), 16 + 10);
+	ck_assert_int_eq(io.count, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("fuse_lock");
+	TCase *tc = tcase_create("locks_and_deferred");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, tf_setup, tf_teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, posix_owners);
+	tcase_add_test(tc, host_lock_wins);
+	tcase_add_test(tc, setlkw_parks_then_completes);
+	tcase_add_test(tc, interrupt_cancels_setlkw);
+	tcase_add_test(tc, flock_via_lk_flock);
+	tcase_add_test(tc, reset_cancels_waiters);
+	tcase_add_test(tc, read_goes_async_when_it_would_block);
+	tcase_add_test(tc, read_cached_answers_inline);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
