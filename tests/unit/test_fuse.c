@@ -670,7 +670,7 @@ START_TEST(tables_are_bounded)
 	struct fs_options o;
 	struct fuse_server_params p = { .max_inodes = 4, .max_handles = 2 };
 	struct fuse_entry_out e[6];
-	char name[8];
+	char name[16];
 	uint64_t fh[3];
 
 	for (int i = 0; i < 6; i++) {
