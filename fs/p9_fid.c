@@ -173,10 +173,16 @@ const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid, const struct 
 	struct p9_user *u;
 
 	if (uid == (uid_t)P9_NONUNAME) {
-		if (p9_str_copy(uname, name, sizeof(name)) < 0 ||
-		    getpwnam_r(name, &pw, buf, sizeof(buf), &res) != 0 || !res)
-			return NULL;
-		uid = res->pw_uid;
+		/*
+		 * Only a name (the kernel's first attach sends "nobody" and no
+		 * number): a name unknown here gets nobody's rights, never root's.
+		 */
+		if (p9_str_copy(uname, name, sizeof(name)) == 0 &&
+		    getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res)
+			uid = res->pw_uid;
+		else
+			uid = 65534;
+		res = NULL;
 	}
 	for (unsigned i = 0; i < s->nusers; i++)
 		if (s->users[i].uid == uid)
