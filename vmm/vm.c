@@ -26,6 +26,8 @@
 
 #include "devices/gmem.h"
 #include "devices/virtio.h"
+#include "devices/virtio_9p.h"
+#include "devices/virtio_fs.h"
 #include "devices/virtio_rng.h"
 #include "mmio/bus.h"
 #include "mmio/virtio_mmio.h"
@@ -298,6 +300,18 @@ static int vm_setup_devices(struct vm *vm)
 		return vm_err(rc, "cannot register legacy devices: %s", strerror(-rc));
 	if (vm->cfg.rng && (rc = vm_attach_virtio(vm, virtio_rng_create(), "virtio-rng")) < 0)
 		return rc;
+	for (unsigned i = 0; i < vm->cfg.nr_shares; i++) {
+		const struct vm_share *sh = &vm->cfg.shares[i];
+		struct virtio_dev *dev = NULL;
+
+		rc = sh->is_9p ? virtio_9p_create(&dev, sh->tag, sh->dir, &sh->opts)
+			       : virtio_fs_create(&dev, sh->tag, sh->dir, &sh->opts);
+		if (rc < 0)
+			return vm_err(rc, "%s %s=%s: cannot share it: %s", sh->is_9p ? "--9p" : "--fs",
+				      sh->tag, sh->dir, strerror(-rc));
+		if ((rc = vm_attach_virtio(vm, dev, sh->is_9p ? "virtio-9p" : "virtio-fs")) < 0)
+			return rc;
+	}
 	return 0;
 }
 

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* virtio-fs device glue (see virtio_fs.h). */
+#include "devices/virtio_fs.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs/fuse_server.h"
+
+struct virtio_fs_config {
+	uint8_t tag[VIRTIO_FS_TAG_MAX];   /* not NUL-terminated when full */
+	uint32_t num_request_queues;      /* little-endian */
+} __attribute__((packed));
+_Static_assert(sizeof(struct virtio_fs_config) == 40, "virtio-fs config is 40 bytes");
+
+struct virtio_fs {
+	struct virtio_dev vdev;   /* first: the transport hands us this */
+	struct fuse_server *srv;
+	struct virtio_fs_config config;
+};
+
+static void fs_config_read(struct virtio_dev *dev, uint32_t off, void *data, unsigned size)
+{
+	struct virtio_fs *fs = (struct virtio_fs *)dev;
+
+	memcpy(data, (const uint8_t *)&fs->config + off, size);
+}
+
+/* Every queue carries FUSE requests: hiprio ones (FORGET, INTERRUPT) are
+ * answered by the same server, which is thread-safe across queues. */
+static int fs_handle(struct virtio_dev *dev, unsigned q, struct fs_req *req,
+		     const struct fs_transport *t)
+{
+	struct virtio_fs *fs = (struct virtio_fs *)dev;
+
+	return fuse_server_handle(fs->srv, req, t);
+}
+
+/* The driver reset the device (workers already stopped): the next mount
+ * starts with INIT and must not see the old inodes or handles. */
+static void fs_reset(struct virtio_dev *dev)
+{
+	fuse_server_reset(((struct virtio_fs *)dev)->srv);
+}
+
+static void fs_destroy(struct virtio_dev *dev)
+{
+	struct virtio_fs *fs = (struct virtio_fs *)dev;
+
+	fuse_server_destroy(fs->srv);
+	free(fs);
+}
+
+static const struct virtio_dev_ops fs_ops = {
+	.name = "virtio-fs",
+	.device_id = VIRTIO_ID_FS,
+	.features = 0,
+	.num_queues = 1 + VIRTIO_FS_REQUEST_QUEUES,
+	.queue_size_max = VIRTIO_FS_QUEUE_SIZE,
+	.config_size = sizeof(struct virtio_fs_config),
+	.config_read = fs_config_read,
+	.handle = fs_handle,
+	.reset = fs_reset,
+	.destroy = fs_destroy,
+};
+
+int virtio_fs_create(struct virtio_dev **out, const char *tag, const char *dir,
+		     const struct fs_options *opts)
+{
+	size_t len = strlen(tag);
+	struct virtio_fs *fs;
+	int rc;
+
+	if (len == 0 || len > VIRTIO_FS_TAG_MAX)
+		return -EINVAL;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	rc = fuse_server_create(&fs->srv, dir, opts);
+	if (rc < 0) {
+		free(fs);
+		return rc;
+	}
+	fs->vdev.ops = &fs_ops;
+	memcpy(fs->config.tag, tag, len);
+	fs->config.num_request_queues = htole32(VIRTIO_FS_REQUEST_QUEUES);
+	*out = &fs->vdev;
+	return 0;
+}
