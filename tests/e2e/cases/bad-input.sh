@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # bad-input: every malformed `stainless run` exits non-zero with exactly one
 # line on stderr (DESIGN.md's contract), and never hangs.
-CASE_TIMEOUT=10
+CASE_TIMEOUT=30
 
 # expect_error WHAT ARGS...: runs stainless with ARGS and checks the result.
 expect_error() {

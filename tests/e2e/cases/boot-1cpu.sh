@@ -3,7 +3,7 @@
 # makes stainless exit 0. (Sourced by host-run and by the guest's init.)
 CASE_ARGS="--cpus 1"
 CASE_CPUS=1
-CASE_TIMEOUT=60
+CASE_TIMEOUT=120
 
 case_guest() {
 	[ "$GUEST_CPUS" -eq 1 ] || fail "saw $GUEST_CPUS CPUs, want 1"

@@ -3,7 +3,7 @@
 # (no ACPI), and both are online.
 CASE_ARGS="--cpus 2"
 CASE_CPUS=2
-CASE_TIMEOUT=60
+CASE_TIMEOUT=120
 
 case_guest() {
 	[ "$GUEST_CPUS" -eq 2 ] || fail "saw $GUEST_CPUS CPUs, want 2"

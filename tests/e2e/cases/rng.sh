@@ -3,7 +3,7 @@
 # on virtio-mmio, the virtio_rng driver binds to it, and /dev/hwrng returns
 # bytes that are not all zero.
 CASE_ARGS="--rng"
-CASE_TIMEOUT=60
+CASE_TIMEOUT=120
 
 case_guest() {
 	d=$(virtio_find 0x0004) || fail "no virtio device with id 0x0004 in /sys/bus/virtio/devices ($(ls /sys/bus/virtio/devices 2>/dev/null | tr '\n' ' '))"
