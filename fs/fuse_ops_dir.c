@@ -34,10 +34,14 @@ FUSE_OP(opendir)
 
 	if (!S_ISDIR(c->ino->type))
 		return -ENOTDIR;
-	/* "." beneath the O_PATH fd: a real fd, permission-checked as the caller. */
-	fd = openat(c->ino->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/*
+	 * Reopened through /proc rather than openat(fd, "."): looking up "."
+	 * would also demand search permission, which opendir(3) does not.
+	 * The open is permission-checked as the caller.
+	 */
+	fd = fuse_reopen(c->srv, c->ino->fd, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	r = fuse_handle_add(&c->srv->ht, fd, O_RDONLY, c->ino, &out.fh);
 	if (r)
 		return r;

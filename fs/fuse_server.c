@@ -303,7 +303,8 @@ static const struct fuse_op_desc ops[] = {
 	OP(FUSE_REMOVEXATTR, removexattr, 2, F_MOD | F_CREDS),
 	OP(FUSE_OPENDIR, opendir, sizeof(struct fuse_open_in), F_CREDS),
 	OP(FUSE_READDIR, readdir, sizeof(struct fuse_read_in), F_NOINODE),
-	OP(FUSE_READDIRPLUS, readdirplus, sizeof(struct fuse_read_in), F_NOINODE),
+	/* Its lookups run as the caller: no attributes past a missing x bit. */
+	OP(FUSE_READDIRPLUS, readdirplus, sizeof(struct fuse_read_in), F_NOINODE | F_CREDS),
 	OP(FUSE_RELEASEDIR, releasedir, sizeof(struct fuse_release_in), F_NOINODE),
 	OP(FUSE_FSYNCDIR, fsyncdir, sizeof(struct fuse_fsync_in), F_NOINODE),
 	OP(FUSE_GETLK, getlk, sizeof(struct fuse_lk_in), F_NOINODE),

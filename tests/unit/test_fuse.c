@@ -8,6 +8,8 @@
  */
 #include "tests/unit/test_fuse_util.h"
 
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -718,6 +720,89 @@ START_TEST(tables_are_bounded)
 }
 END_TEST
 
+
+START_TEST(readdirplus_runs_as_caller)
+{
+	struct fuse_open_in oi = { .flags = O_RDONLY };
+	struct fuse_open_out oo;
+	static uint8_t buf[8192];
+
+	ck_assert_int_eq(mkdir(tf_path("nox"), 0744), 0);
+	tf_write_host("nox/secret", "x");
+	uint64_t d = tf_nodeid(1, "nox");
+	tf_uid = tf_gid = 1000;
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, d, &oi, sizeof(oi), NULL, NULL, &oo, sizeof(oo)), 0);
+	struct fuse_read_in ri = { .fh = oo.fh, .size = sizeof(buf) };
+	ck_assert_int_eq(tf_req(FUSE_READDIRPLUS, 1, &ri, sizeof(ri), NULL, NULL, buf, sizeof(buf)), 0);
+	int named = 0;
+	for (size_t off = 0; off < tf_payload();) {
+		const struct fuse_direntplus *dp = (const void *)(buf + off);
+		if (dp->dirent.namelen == 6) {
+			named++;
+			ck_assert_uint_eq(dp->entry_out.nodeid, 0); /* no search permission */
+		}
+		off += FUSE_DIRENTPLUS_SIZE(dp);
+	}
+	ck_assert_int_eq(named, 1);
+	tf_uid = tf_gid = 0;
+	ck_assert_int_eq(tf_req(FUSE_READDIRPLUS, 1, &ri, sizeof(ri), NULL, NULL, buf, sizeof(buf)), 0);
+	const struct fuse_direntplus *dp = (const void *)buf;
+	bool found = false;
+	for (size_t off = 0; off < tf_payload(); off += FUSE_DIRENTPLUS_SIZE(dp)) {
+		dp = (const void *)(buf + off);
+		found |= dp->dirent.namelen == 6 && dp->entry_out.nodeid != 0;
+	}
+	ck_assert(found);
+}
+END_TEST
+
+START_TEST(submounts_are_announced)
+{
+	struct fuse_entry_out e;
+	struct stat st;
+
+	/* A private mount namespace for this forked test only. */
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		fprintf(stderr, "submounts_are_announced: no mount namespace, not checked\n");
+		return;
+	}
+	ck_assert_int_eq(mkdir(tf_path("sub"), 0755), 0);
+	ck_assert_int_eq(mount("tmpfs", tf_path("sub"), "tmpfs", 0, "size=1m"), 0);
+	tf_write_host("sub/f", "x");
+	tf_write_host("plain", "x");
+	ck_assert_int_eq(stat(tf_path("sub/f"), &st), 0);
+	/* The server's root fd must come from this namespace to see the mount. */
+	struct fs_options o;
+	fs_options_default(&o);
+	tf_start(&o, NULL, true);
+	ck_assert_int_eq(tf_lookup(1, "sub", &e), 0);
+	ck_assert(e.attr.flags & FUSE_ATTR_SUBMOUNT);
+	uint64_t sub = e.nodeid;
+	ck_assert_int_eq(tf_getattr(sub, NULL), 0);
+	struct fuse_attr_out ao;
+	struct fuse_getattr_in gi = { 0 };
+	ck_assert_int_eq(tf_req(FUSE_GETATTR, sub, &gi, sizeof(gi), NULL, NULL, &ao, sizeof(ao)), 0);
+	ck_assert(ao.attr.flags & FUSE_ATTR_SUBMOUNT); /* stable across replies */
+	ck_assert_int_eq(tf_lookup(1, "plain", &e), 0);
+	ck_assert(!(e.attr.flags & FUSE_ATTR_SUBMOUNT));
+	ck_assert_int_eq(tf_lookup(sub, "f", &e), 0);
+	ck_assert_uint_eq(e.attr.ino, st.st_ino); /* its own superblock on the client */
+
+	/* A client without submounts sees one st_dev: inode numbers get a tag. */
+	tf_start(&o, NULL, false);
+	tf_do_init(TF_ALL_FLAGS & ~FUSE_SUBMOUNTS);
+	ck_assert_int_eq(tf_lookup(1, "sub", &e), 0);
+	ck_assert(!(e.attr.flags & FUSE_ATTR_SUBMOUNT));
+	ck_assert_int_eq(tf_lookup(e.nodeid, "f", &e), 0);
+	ck_assert_uint_ne(e.attr.ino, st.st_ino);
+	ck_assert_uint_ne(e.attr.ino >> 56, 0);
+	ck_assert_uint_eq(e.attr.ino & ((1ull << 56) - 1), st.st_ino);
+	fuse_server_destroy(srv); /* drops its fds on the tmpfs */
+	srv = NULL;
+	ck_assert_int_eq(umount2(tf_path("sub"), MNT_DETACH), 0);
+}
+END_TEST
+
 static int dax_calls;
 static int fake_setup(void *ctx, int fd, uint64_t fo, uint64_t len, uint64_t mo, bool w)
 {
@@ -787,6 +872,8 @@ int main(void)
 	tcase_add_test(tc, readonly_share);
 	tcase_add_test(tc, tables_are_bounded);
 	tcase_add_test(tc, dax_hook);
+	tcase_add_test(tc, readdirplus_runs_as_caller);
+	tcase_add_test(tc, submounts_are_announced);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_FORK);
