@@ -138,7 +138,7 @@ static int park(struct p9_msg *m, int fd, const struct flock *fl)
 	pthread_attr_t attr;
 	int err;
 
-	if (s->nparked >= P9_MAX_PARKED || !m->t || !m->t->complete)
+	if (!m->t || !m->t->complete)
 		return 0;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -158,13 +158,17 @@ static int park(struct p9_msg *m, int fd, const struct flock *fl)
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	pthread_mutex_lock(&s->lock);
-	p->next = s->parked;
-	s->parked = p;
-	s->nparked++;
-	err = pthread_create(&p->thr, &attr, park_thread, p);
-	if (err) {
-		s->parked = p->next;
-		s->nparked--;
+	if (s->nparked >= P9_MAX_PARKED) {
+		err = EBUSY;
+	} else {
+		p->next = s->parked;
+		s->parked = p;
+		s->nparked++;
+		err = pthread_create(&p->thr, &attr, park_thread, p);
+		if (err) {
+			s->parked = p->next;
+			s->nparked--;
+		}
 	}
 	pthread_mutex_unlock(&s->lock);
 	pthread_attr_destroy(&attr);

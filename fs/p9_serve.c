@@ -28,13 +28,24 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fs/fs_options.h"
 #include "fs/p9_server.h"
 #include "fs/p9_wire.h"
 
+/* The live connections, so that shutdown can end them and wait. */
+struct p9_conns {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct p9_conn *head;
+	unsigned n;
+};
+
 struct p9_conn {
+	struct p9_conn *next, **pprev;
+	struct p9_conns *all;
 	int fd;
 	uint32_t bufsz;
 	struct p9_session *s;
@@ -157,13 +168,20 @@ static void *conn_thread(void *arg)
 		creq_free(r);
 	/* Answers parked requests (through conn_complete) before returning. */
 	p9_session_destroy(c->s);
+	pthread_mutex_lock(&c->all->lock);
+	*c->pprev = c->next;
+	if (c->next)
+		c->next->pprev = c->pprev;
+	c->all->n--;
+	pthread_cond_broadcast(&c->all->cond);
 	close(c->fd);
+	pthread_mutex_unlock(&c->all->lock);
 	pthread_mutex_destroy(&c->wlock);
 	free(c);
 	return NULL;
 }
 
-static int start_conn(struct p9_server *srv, int fd)
+static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd)
 {
 	struct p9_conn *c = calloc(1, sizeof(*c));
 	pthread_attr_t attr;
@@ -173,6 +191,7 @@ static int start_conn(struct p9_server *srv, int fd)
 	if (!c)
 		return -ENOMEM;
 	c->fd = fd;
+	c->all = all;
 	c->bufsz = p9_server_msize(srv);
 	c->t.complete = conn_complete;
 	c->t.ctx = c;
@@ -182,7 +201,17 @@ static int start_conn(struct p9_server *srv, int fd)
 		goto fail;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_mutex_lock(&all->lock);
 	err = -pthread_create(&thr, &attr, conn_thread, c);
+	if (!err) {
+		c->next = all->head;
+		if (all->head)
+			all->head->pprev = &c->next;
+		c->pprev = &all->head;
+		all->head = c;
+		all->n++;
+	}
+	pthread_mutex_unlock(&all->lock);
 	pthread_attr_destroy(&attr);
 	if (err)
 		goto fail;
@@ -244,7 +273,24 @@ static int fail(const char *fmt, ...)
 	return 2;
 }
 
-static int serve(struct p9_server *srv, int lfd, int sfd)
+/* Ends every connection (their threads see EOF) and waits up to 2 s. */
+static bool stop_conns(struct p9_conns *all)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 2;
+	pthread_mutex_lock(&all->lock);
+	for (struct p9_conn *c = all->head; c; c = c->next)
+		shutdown(c->fd, SHUT_RDWR);
+	while (all->n && pthread_cond_timedwait(&all->cond, &all->lock, &ts) == 0)
+		;
+	bool done = all->n == 0;
+	pthread_mutex_unlock(&all->lock);
+	return done;
+}
+
+static int serve(struct p9_server *srv, struct p9_conns *all, int lfd, int sfd)
 {
 	struct pollfd pfd[2] = { { .fd = lfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 
@@ -260,7 +306,7 @@ static int serve(struct p9_server *srv, int lfd, int sfd)
 			int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 			if (cfd < 0)
 				continue;   /* the client gave up, or fds ran out: keep serving */
-			if (start_conn(srv, cfd) < 0)
+			if (start_conn(srv, all, cfd) < 0)
 				close(cfd);
 		}
 	}
@@ -333,11 +379,14 @@ int p9_serve_main(int argc, char **argv)
 		p9_server_destroy(srv);
 		return 1;
 	}
-	err = serve(srv, lfd, sfd);
+	struct p9_conns all = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	err = serve(srv, &all, lfd, sfd);
 	close(lfd);
 	unlink(sock);
 	close(sfd);
-	/* Connection threads still own sessions; the process exit ends them. */
+	/* A connection stuck past the grace time keeps the server: exit ends both. */
+	if (stop_conns(&all))
+		p9_server_destroy(srv);
 	if (err < 0) {
 		fprintf(stderr, "stainless: 9p-serve: %s\n", strerror(-err));
 		return 1;

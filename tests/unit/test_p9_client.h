@@ -63,6 +63,15 @@ static void fake_complete(void *ctx, struct fs_req *req, uint32_t len)
 	pthread_mutex_unlock(&done_lock);
 }
 
+/* Completions so far (they may come from a server helper thread). */
+static int get_ndone(void)
+{
+	pthread_mutex_lock(&done_lock);
+	int n = ndone;
+	pthread_mutex_unlock(&done_lock);
+	return n;
+}
+
 /* A fake io_uring: remembers the submission; the test runs it later. */
 static struct {
 	bool used, is_write;

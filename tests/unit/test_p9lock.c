@@ -141,7 +141,7 @@ START_TEST(test_blocking_lock_parked_then_granted)
 	/* The queue is not stalled: other requests are answered meanwhile. */
 	ck_assert_int_eq(t_getattr(0, NULL, NULL, NULL), 0);
 	usleep(20000);
-	ck_assert_int_eq(ndone, 0);
+	ck_assert_int_eq(get_ndone(), 0);
 	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_UNLCK, 0, 0, 0), P9_LOCK_SUCCESS);
 	wait_done(1);
 	ck_assert_uint_eq(done_len, P9_HDRSZ + 1);
@@ -160,7 +160,7 @@ START_TEST(test_flush_cancels_parked_lock)
 	uint16_t tag = park_lock(2);
 	/* Rflush comes only after the parked request was answered. */
 	ck_assert_int_eq(t_flush(tag), 0);
-	ck_assert_int_eq(ndone, 1);
+	ck_assert_int_eq(get_ndone(), 1);
 	ck_assert_uint_eq(done_reply[4], P9_RLERROR);
 	ck_assert_uint_eq(done_reply[5] | done_reply[6] << 8, tag);
 	ck_assert_uint_eq(done_reply[7], EINTR);
@@ -178,7 +178,7 @@ START_TEST(test_session_destroy_answers_parked)
 	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
 	park_lock(2);
 	p9_session_destroy(ses);
-	ck_assert_int_eq(ndone, 1);
+	ck_assert_int_eq(get_ndone(), 1);
 	ck_assert_uint_eq(done_reply[4], P9_RLERROR);
 	ck_assert_int_eq(p9_session_create(&ses, srv, BUFSZ), 0);
 }
