@@ -115,6 +115,10 @@ deps:
 
 bench: $(BENCH_BINS)
 
+# Virtqueue + worker floor: empty requests through the fake driver.
+bench-vq: $(O)/bench/vq_bench
+	$(Q)$(O)/bench/vq_bench
+
 clean:
 	rm -rf build build-asan build-tsan
 

@@ -68,7 +68,7 @@ static int load_bzimage(const struct gmem *gm, uint64_t mem, int fd, off_t fsize
 			struct boot_image *img, char *err, size_t errlen)
 {
 	struct setup_header *h = &img->params.hdr;
-	uint64_t setup_size, kernel_size;
+	uint64_t setup_size, kernel_size, end;
 	size_t hdr_end;
 
 	/* The setup header's own length is in its jump instruction's offset. */
@@ -86,9 +86,15 @@ static int load_bzimage(const struct gmem *gm, uint64_t mem, int fd, off_t fsize
 	if ((uint64_t)fsize <= setup_size)
 		return fail(err, errlen, -ENOEXEC, "bzImage has no protected-mode kernel");
 	kernel_size = (uint64_t)fsize - setup_size;
-	/* The decompressor needs init_size bytes from the load address. */
-	if (HIMEM_START + (h->init_size > kernel_size ? h->init_size : kernel_size) >
-	    boot_low_ram(mem))
+	/*
+	 * The kernel decompresses itself into init_size bytes starting at the
+	 * load address, or at pref_address when it is not relocatable; the
+	 * initrd must stay clear of all of it.
+	 */
+	end = HIMEM_START + (h->init_size > kernel_size ? h->init_size : kernel_size);
+	if (!h->relocatable_kernel && h->pref_address + h->init_size > end)
+		end = h->pref_address + h->init_size;
+	if (end > boot_low_ram(mem))
 		return fail(err, errlen, -ENOMEM, "kernel does not fit in guest RAM");
 	if (read_into_guest(gm, fd, setup_size, HIMEM_START, kernel_size) < 0)
 		return fail(err, errlen, -EIO, "cannot read the kernel image");
@@ -98,7 +104,7 @@ static int load_bzimage(const struct gmem *gm, uint64_t mem, int fd, off_t fsize
 	h->heap_end_ptr = 0xfe00;
 	h->code32_start = HIMEM_START;
 	img->entry = HIMEM_START + 0x200; /* startup_64 */
-	img->kernel_end = HIMEM_START + kernel_size;
+	img->kernel_end = end;
 	img->initrd_max = h->initrd_addr_max ? h->initrd_addr_max : 0x37ffffff;
 	if (h->xloadflags & XLF_CAN_BE_LOADED_ABOVE_4G)
 		img->initrd_max = boot_low_ram(mem) - 1;

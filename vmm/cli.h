@@ -22,7 +22,7 @@ enum vm_console { CONSOLE_STDIO, CONSOLE_NONE, CONSOLE_FILE };
 struct vm_share {
 	bool is_9p;
 	char tag[VM_TAG_MAX + 1];
-	const char *dir;          /* points into argv */
+	const char *dir;          /* points into share_specs of the same config */
 	struct fs_options opts;
 };
 

@@ -495,6 +495,9 @@ int vm_run_main(int argc, char **argv)
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* A console whose reader went away must not kill the VM: the write
+	 * fails with EPIPE and the output is dropped. */
+	signal(SIGPIPE, SIG_IGN);
 	if (!vm)
 		return vm_err(1, "out of memory");
 	rc = cli_parse_run(argc, argv, &vm->cfg, err, sizeof(err));

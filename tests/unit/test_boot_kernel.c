@@ -25,7 +25,9 @@ START_TEST(test_bzimage_loads_payload_at_1m)
 	/* The setup code (real-mode part) is not loaded anywhere. */
 	ck_assert_uint_eq(ram[HIMEM_START + BZ_PAYLOAD], 0);
 	ck_assert_uint_eq(img.entry, 0x100200);
-	ck_assert_uint_eq(img.kernel_end, HIMEM_START + BZ_PAYLOAD);
+	/* The kernel decompresses into init_size bytes from the load address:
+	 * nothing (the initrd) may be placed below that end. */
+	ck_assert_uint_eq(img.kernel_end, HIMEM_START + bz.h->init_size);
 	ck_assert_uint_eq(img.initrd_max, 0x7fffffff);
 	/* The header was copied and completed as the boot protocol asks. */
 	ck_assert_uint_eq(img.params.hdr.header, 0x53726448);
@@ -35,6 +37,22 @@ START_TEST(test_bzimage_loads_payload_at_1m)
 	ck_assert_uint_eq(img.params.hdr.code32_start, HIMEM_START);
 	ck_assert(img.params.hdr.loadflags & LOADED_HIGH);
 	ck_assert(img.params.hdr.loadflags & CAN_USE_HEAP);
+}
+END_TEST
+
+START_TEST(test_bzimage_kernel_end_covers_fixed_address_decompression)
+{
+	/* A kernel that is not relocatable decompresses at pref_address. */
+	bz_build();
+	bz.h->relocatable_kernel = 0;
+	bz.h->pref_address = 0x1000000;
+	ck_assert_int_eq(load_buf(bz.buf, bz.len), 0);
+	ck_assert_uint_eq(img.kernel_end, 0x1000000ull + bz.h->init_size);
+	bz_build();
+	bz.h->relocatable_kernel = 1;
+	bz.h->pref_address = 0x1000000;
+	ck_assert_int_eq(load_buf(bz.buf, bz.len), 0);
+	ck_assert_uint_eq(img.kernel_end, HIMEM_START + bz.h->init_size);
 }
 END_TEST
 
@@ -48,7 +66,7 @@ START_TEST(test_bzimage_setup_sects_zero_means_4)
 	fill_pattern(buf + 5 * 512, 4096, 0x11);
 	ck_assert_int_eq(load_buf(buf, sizeof(buf)), 0);
 	ck_assert_int_eq(memcmp(ram + HIMEM_START, buf + 5 * 512, 4096), 0);
-	ck_assert_uint_eq(img.kernel_end, HIMEM_START + 4096);
+	ck_assert_uint_eq(img.kernel_end, HIMEM_START + bz.h->init_size);
 }
 END_TEST
 
@@ -370,6 +388,7 @@ static Suite *boot_kernel_suite(void)
 	tc = tcase_create("bzimage");
 	tcase_add_checked_fixture(tc, ram_setup, ram_teardown);
 	tcase_add_test(tc, test_bzimage_loads_payload_at_1m);
+	tcase_add_test(tc, test_bzimage_kernel_end_covers_fixed_address_decompression);
 	tcase_add_test(tc, test_bzimage_setup_sects_zero_means_4);
 	tcase_add_test(tc, test_bzimage_initrd_max_default_and_above_4g);
 	tcase_add_test(tc, test_bzimage_old_protocol_refused);
