@@ -96,6 +96,7 @@ static void fill_inode(struct fuse_inode *ino, int fd, const struct stat *st)
 	ino->type = st->st_mode & S_IFMT;
 	ino->nlookup = 1;
 	ino->owners = NULL;
+	ino->submount = false;
 }
 
 int fuse_itable_set_root(struct fuse_itable *t, int fd, const struct stat *st)
@@ -110,7 +111,7 @@ int fuse_itable_set_root(struct fuse_itable *t, int fd, const struct stat *st)
 }
 
 int fuse_inode_lookup_add(struct fuse_itable *t, int fd, const struct stat *st,
-			  struct fuse_inode **out)
+			  dev_t parent_dev, struct fuse_inode **out)
 {
 	struct fuse_inode *ino;
 	uint32_t i;
@@ -141,6 +142,7 @@ int fuse_inode_lookup_add(struct fuse_itable *t, int fd, const struct stat *st,
 	}
 	ino = &t->slots[i];
 	fill_inode(ino, fd, st);
+	ino->submount = S_ISDIR(st->st_mode) && st->st_dev != parent_dev;
 	hash_insert(t, ino);
 	t->live++;
 	/* The table's reference (until forgotten) and the caller's. */

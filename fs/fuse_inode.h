@@ -85,12 +85,14 @@ void fuse_itable_fini(struct fuse_itable *t);
 int fuse_itable_set_root(struct fuse_itable *t, int fd, const struct stat *st);
 
 /*
- * Finds or adds the inode for st and counts one client lookup. Takes fd
+ * Finds or adds the inode for st (found under a directory on parent_dev:
+ * a directory on another device is a submount) and counts one client
+ * lookup. Takes fd
  * (closes it when the inode was known). Returns a referenced inode in *out,
  * or -ENFILE when the table is full (fd closed).
  */
 int fuse_inode_lookup_add(struct fuse_itable *t, int fd, const struct stat *st,
-			  struct fuse_inode **out);
+			  dev_t parent_dev, struct fuse_inode **out);
 
 /* A referenced inode for nodeid, or NULL if it names none. */
 struct fuse_inode *fuse_inode_get(struct fuse_itable *t, uint64_t nodeid);

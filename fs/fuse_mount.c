@@ -239,7 +239,7 @@ int fuse_mount_main(int argc, char **argv)
 {
 	struct fuse_server *srv;
 	struct fs_options o;
-	const char *dir, *mnt;
+	const char *dir = NULL, *mnt = NULL;
 	struct rlimit rl;
 	char opts[256];
 	int fd, r;

@@ -92,10 +92,9 @@ int fuse_enter_fd(struct fuse_server *s, struct fuse_inode *parent, int fd,
 		close(fd);
 		return r;
 	}
-	r = fuse_inode_lookup_add(&s->it, fd, &st, &ino);
+	r = fuse_inode_lookup_add(&s->it, fd, &st, parent->dev, &ino);
 	if (r)
 		return r;
-	ino->submount = S_ISDIR(st.st_mode) && st.st_dev != parent->dev;
 	fuse_fill_entry(s, ino, &st, e);
 	fuse_inode_put(&s->it, ino); /* the lookup count keeps it */
 	return 0;

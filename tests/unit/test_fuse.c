@@ -277,7 +277,8 @@ START_TEST(files_read_write)
 	ck_assert_int_eq(tf_create(FUSE_ROOT_ID, "new", O_RDWR | O_EXCL, 0640, &e, &fh), 0);
 	ck_assert_int_eq(stat(tf_path("new"), &st), 0);
 	ck_assert_uint_eq(st.st_mode & 0777, 0640);
-	ck_assert_int_eq(tf_create(FUSE_ROOT_ID, "new", O_RDWR | O_EXCL, 0640, &e, &fh2),
+	struct fuse_entry_out e2;
+	ck_assert_int_eq(tf_create(FUSE_ROOT_ID, "new", O_RDWR | O_EXCL, 0640, &e2, &fh2),
 			 -EEXIST);
 	ck_assert_int_eq(tf_write(fh, 0, "hello world", 11, 0), 0);
 	ck_assert_int_eq(tf_read(fh, 6, buf, 32), 5);

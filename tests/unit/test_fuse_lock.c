@@ -372,6 +372,114 @@ START_TEST(read_cached_answers_inline)
 }
 END_TEST
 
+
+/* --- several queues at once ---------------------------------------------- */
+#define THREADS 4
+#define ROUNDS 400
+
+struct worker {
+	int id;
+	uint64_t unique;
+	uint8_t in[8192], out[8192];
+	int failures;
+	uint64_t last_nodeid;
+};
+
+/* A private round trip: the shared tf_* buffers are not thread-safe. */
+static int w_req(struct worker *w, uint32_t op, uint64_t nodeid, const void *a,
+		 size_t alen, const char *name, const void *tail, size_t tlen,
+		 void *res, size_t reslen)
+{
+	struct fuse_in_header h = { .opcode = op, .unique = ++w->unique, .nodeid = nodeid };
+	size_t len = sizeof(h);
+
+	memcpy(w->in + len, a, alen);
+	len += alen;
+	if (name) {
+		memcpy(w->in + len, name, strlen(name) + 1);
+		len += strlen(name) + 1;
+	}
+	memcpy(w->in + len, tail, tlen);
+	len += tlen;
+	h.len = (uint32_t)len;
+	memcpy(w->in, &h, sizeof(h));
+	struct iovec iv = { w->in, len }, ov = { w->out, sizeof(w->out) };
+	struct fs_req req = { .in = &iv, .nin = 1, .out = &ov, .nout = 1 };
+	int r = fuse_server_handle(srv, &req, NULL);
+	if (r == 0)
+		return 0;
+	struct fuse_out_header oh;
+	memcpy(&oh, w->out, sizeof(oh));
+	if (oh.unique != w->unique || oh.len != (uint32_t)r)
+		w->failures++;
+	if (res)
+		memcpy(res, w->out + sizeof(oh), reslen);
+	return oh.error;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	char name[16], data[4096], back[4096];
+
+	memset(data, 'a' + w->id, sizeof(data));
+	for (int i = 0; i < ROUNDS; i++) {
+		struct fuse_entry_out e;
+		struct fuse_open_out oo;
+		snprintf(name, sizeof(name), "s%d", i % 3); /* shared by every thread */
+		if (w_req(w, FUSE_LOOKUP, 1, NULL, 0, name, NULL, 0, &e, sizeof(e))) {
+			w->failures++;
+			continue;
+		}
+		w->last_nodeid = e.nodeid;
+		struct fuse_open_in oi = { .flags = O_RDWR };
+		if (w_req(w, FUSE_OPEN, e.nodeid, &oi, sizeof(oi), NULL, NULL, 0, &oo, sizeof(oo)))
+			w->failures++;
+		uint64_t off = (uint64_t)w->id * sizeof(data);
+		struct fuse_write_in wi = { .fh = oo.fh, .offset = off, .size = sizeof(data) };
+		if (w_req(w, FUSE_WRITE, 1, &wi, sizeof(wi), NULL, data, sizeof(data), NULL, 0))
+			w->failures++;
+		struct fuse_read_in ri = { .fh = oo.fh, .offset = off, .size = sizeof(back) };
+		if (w_req(w, FUSE_READ, 1, &ri, sizeof(ri), NULL, NULL, 0, back, sizeof(back)) ||
+		    memcmp(back, data, sizeof(data)) != 0)
+			w->failures++;
+		struct fuse_getattr_in gi = { 0 };
+		if (w_req(w, FUSE_GETATTR, e.nodeid, &gi, sizeof(gi), NULL, NULL, 0, NULL, 0))
+			w->failures++;
+		struct fuse_release_in rel = { .fh = oo.fh };
+		if (w_req(w, FUSE_RELEASE, 1, &rel, sizeof(rel), NULL, NULL, 0, NULL, 0))
+			w->failures++;
+		struct fuse_forget_in fin = { .nlookup = 1 };
+		w_req(w, FUSE_FORGET, e.nodeid, &fin, sizeof(fin), NULL, NULL, 0, NULL, 0);
+	}
+	return NULL;
+}
+
+START_TEST(queues_in_parallel)
+{
+	static struct worker w[THREADS];
+	pthread_t t[THREADS];
+
+	for (int i = 0; i < 3; i++) {
+		char n[8];
+		snprintf(n, sizeof(n), "s%d", i);
+		tf_write_host(n, "");
+	}
+	for (int i = 0; i < THREADS; i++) {
+		w[i] = (struct worker){ .id = i, .unique = (uint64_t)i << 40 };
+		pthread_create(&t[i], NULL, worker_main, &w[i]);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_int_eq(w[i].failures, 0);
+	}
+	/* Every lookup was forgotten and every handle released: all gone. */
+	for (int i = 0; i < THREADS; i++)
+		ck_assert_int_eq(tf_getattr(w[i].last_nodeid, NULL), -ENOENT);
+	ck_assert_int_eq(tf_open(w[0].last_nodeid, O_RDONLY, &(uint64_t){ 0 }), -ENOENT);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fuse_lock");
@@ -389,6 +497,7 @@ int main(void)
 	tcase_add_test(tc, reset_cancels_waiters);
 	tcase_add_test(tc, read_goes_async_when_it_would_block);
 	tcase_add_test(tc, read_cached_answers_inline);
+	tcase_add_test(tc, queues_in_parallel);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_FORK);

@@ -215,8 +215,11 @@ static inline int tf_create(uint64_t parent, const char *name, uint32_t flags, u
 {
 	struct fuse_create_in in = { .flags = flags, .mode = S_IFREG | mode };
 	uint8_t out[sizeof(struct fuse_entry_out) + sizeof(struct fuse_open_out)];
-	int r = tf_req(FUSE_CREATE, parent, &in, sizeof(in), name, NULL, out, sizeof(out));
+	int r;
 
+	memset(e, 0, sizeof(*e));
+	*fh = 0;
+	r = tf_req(FUSE_CREATE, parent, &in, sizeof(in), name, NULL, out, sizeof(out));
 	if (!r) {
 		memcpy(e, out, sizeof(*e));
 		*fh = ((struct fuse_open_out *)(out + sizeof(*e)))->fh;
