@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * FUSE handlers for names and attributes: LOOKUP, FORGET, BATCH_FORGET,
- * GETATTR, SETATTR, READLINK, STATFS, ACCESS, and the attribute/entry
- * encoding every reply shares. Everything works on the inode's O_PATH fd
- * with AT_EMPTY_PATH; /proc is only the fallback for kernels without
- * fchmodat2/faccessat2 (before 6.6 / 5.8).
+ * GETATTR, SETATTR, READLINK, STATFS, ACCESS, the xattr ops, and the
+ * attribute/entry encoding every reply shares. Everything works on the
+ * inode's O_PATH fd with AT_EMPTY_PATH; /proc is the fallback for kernels
+ * without fchmodat2/faccessat2 (before 6.6 / 5.8) and the way to xattrs.
  */
 #include "fs/fuse_int.h"
 
@@ -12,8 +12,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "fs/resolve.h"
@@ -347,6 +349,129 @@ FUSE_OP(access)
 		return -errno;
 	path_of(num, sizeof(num), c->ino->fd);
 	if (faccessat(c->srv->proc_fd, num, (int)in.mask, AT_EACCESS) < 0)
+		return -errno;
+	return fuse_reply(c, NULL, 0);
+}
+
+/*
+ * Extended attributes, only for shares with `xattr`; otherwise ENOSYS,
+ * which the client remembers (answering EOPNOTSUPP itself from then on).
+ * The xattr calls take no dirfd before Linux 6.13 and refuse O_PATH fds,
+ * so they go through /proc/self/fd/N of the inode's O_PATH fd: the magic
+ * link names exactly the inode we hold (a symlink itself, never its
+ * target). SETXATTR is the compat layout: FUSE_SETXATTR_EXT is not
+ * negotiated.
+ */
+static int xattr_name(struct fuse_call *c, uint32_t *off, const char **name)
+{
+	size_t len;
+	int r = fuse_arg_str(c, off, name, &len);
+
+	if (r)
+		return r;
+	if (len == 0 || len > XATTR_NAME_MAX)
+		return -ERANGE;
+	return 0;
+}
+
+static void proc_path(const struct fuse_call *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "/proc/self/fd/%d", c->ino->fd);
+}
+
+FUSE_OP(setxattr)
+{
+	struct fuse_setxattr_in in = { 0 };
+	const char *name;
+	uint32_t off = FUSE_COMPAT_SETXATTR_IN_SIZE;
+	char path[40];
+	int r;
+
+	if (!c->srv->opts.xattr)
+		return -ENOSYS;
+	memcpy(&in, c->arg, FUSE_COMPAT_SETXATTR_IN_SIZE);
+	r = xattr_name(c, &off, &name);
+	if (r)
+		return r;
+	if (in.size > XATTR_SIZE_MAX)
+		return -E2BIG;
+	if ((uint64_t)off + in.size != c->arglen)
+		return -EINVAL;
+	if (in.flags & ~(uint32_t)(XATTR_CREATE | XATTR_REPLACE))
+		return -EINVAL;
+	proc_path(c, path, sizeof(path));
+	if (setxattr(path, name, c->arg + off, in.size, (int)in.flags) < 0)
+		return -errno;
+	return fuse_reply(c, NULL, 0);
+}
+
+/* GETXATTR and LISTXATTR: size 0 asks for the length, else for the bytes. */
+static int reply_sized(struct fuse_call *c, uint32_t want, const char *name)
+{
+	char path[40];
+	char *buf = NULL;
+	ssize_t n;
+	int r;
+
+	proc_path(c, path, sizeof(path));
+	if (want > XATTR_SIZE_MAX)
+		want = XATTR_SIZE_MAX;
+	if (want) {
+		buf = malloc(want);
+		if (!buf)
+			return -ENOMEM;
+	}
+	n = name ? getxattr(path, name, buf, want) : listxattr(path, buf, want);
+	if (n < 0) {
+		r = -errno;
+	} else if (want == 0) {
+		struct fuse_getxattr_out out = { .size = (uint32_t)n };
+		r = fuse_reply(c, &out, sizeof(out));
+	} else {
+		r = fuse_reply(c, buf, (size_t)n);
+	}
+	free(buf);
+	return r;
+}
+
+FUSE_OP(getxattr)
+{
+	struct fuse_getxattr_in in;
+	const char *name;
+	uint32_t off = sizeof(in);
+	int r;
+
+	if (!c->srv->opts.xattr)
+		return -ENOSYS;
+	memcpy(&in, c->arg, sizeof(in));
+	r = xattr_name(c, &off, &name);
+	return r ? r : reply_sized(c, in.size, name);
+}
+
+FUSE_OP(listxattr)
+{
+	struct fuse_getxattr_in in;
+
+	if (!c->srv->opts.xattr)
+		return -ENOSYS;
+	memcpy(&in, c->arg, sizeof(in));
+	return reply_sized(c, in.size, NULL);
+}
+
+FUSE_OP(removexattr)
+{
+	const char *name;
+	uint32_t off = 0;
+	char path[40];
+	int r;
+
+	if (!c->srv->opts.xattr)
+		return -ENOSYS;
+	r = xattr_name(c, &off, &name);
+	if (r)
+		return r;
+	proc_path(c, path, sizeof(path));
+	if (removexattr(path, name) < 0)
 		return -errno;
 	return fuse_reply(c, NULL, 0);
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * FUSE passthrough server: request intake, dispatch, INIT/DESTROY and the
- * one reply path. Handlers live in fuse_ops_entry.c (names and attributes),
- * fuse_ops_file.c (open files), fuse_ops_dir.c (directories and xattrs) and
- * fuse_lock.c (locks, INTERRUPT).
+ * one reply path. Handlers live in fuse_ops_entry.c (names, attributes,
+ * xattrs), fuse_ops_create.c (making and moving names), fuse_ops_file.c
+ * (open files), fuse_ops_rw.c (READ/WRITE), fuse_ops_dir.c (directories)
+ * and fuse_lock.c (locks, INTERRUPT).
  *
  * Answered with ENOSYS (the README lists these):
  *   BMAP (no block devices behind a passthrough), IOCTL, POLL, NOTIFY_REPLY
