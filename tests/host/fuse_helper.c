@@ -7,6 +7,9 @@
  *   posix-try FILE           exit 0 if a POSIX write lock is REFUSED now
  *   posix-getlk FILE         exit 0 if F_GETLK reports a conflicting lock
  *   posix-wait FILE          block in F_SETLKW until granted
+ *   posix-wait-intr FILE     F_SETLKW interrupted by a caught SIGALRM after
+ *                            1 s must fail with EINTR (the server answers
+ *                            the kernel's INTERRUPT; the lock is still held)
  *   posix-owners FILE        two fds of one process share an owner: the
  *                            second may lock over the first; closing
  *                            either drops the lock (POSIX close rule)
@@ -18,6 +21,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +42,27 @@ static int wrlock(int fd, int cmd)
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 
 	return fcntl(fd, cmd, &fl);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static int posix_wait_intr(const char *path)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }; /* no SA_RESTART */
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0)
+		return fail("open");
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(1);
+	if (wrlock(fd, F_SETLKW) == 0) {
+		fprintf(stderr, "fuse_helper: F_SETLKW was granted, not interrupted\n");
+		return 1;
+	}
+	return errno == EINTR ? 0 : fail("setlkw");
 }
 
 static int posix_owners(const char *path)
@@ -191,6 +216,8 @@ int main(int argc, char **argv)
 			return fail("setlkw");
 		return 0;
 	}
+	if (strcmp(cmd, "posix-wait-intr") == 0)
+		return posix_wait_intr(path);
 	if (strcmp(cmd, "posix-owners") == 0)
 		return posix_owners(path);
 	if (strcmp(cmd, "mmap") == 0)
