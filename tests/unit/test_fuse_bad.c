@@ -435,6 +435,33 @@ START_TEST(symlinks_are_not_directories)
 }
 END_TEST
 
+
+START_TEST(oversized_and_odd_requests)
+{
+	static uint8_t big[80000];
+
+	/* An argument block far beyond any real request is refused unread. */
+	memset(big, 'a', sizeof(big));
+	big[sizeof(big) - 1] = 0;
+	ck_assert_int_eq(tf_req(FUSE_LOOKUP, 1, big, sizeof(big), NULL, NULL, NULL, 0), -EINVAL);
+	/* O_TMPFILE without write access. */
+	struct fuse_create_in ci = { .flags = O_RDONLY, .mode = S_IFREG | 0600 };
+	ck_assert_int_eq(tf_req(FUSE_TMPFILE, 1, &ci, sizeof(ci), NULL, NULL, NULL, 0), -EINVAL);
+	/* REMOVEMAPPING whose count the body does not back (with a DAX hook). */
+	struct fuse_server_params p = { .dax = &(const struct fuse_dax_ops){ NULL, NULL } };
+	struct fs_options o;
+	fs_options_default(&o);
+	tf_start(&o, &p, true);
+	struct {
+		uint32_t count;
+		struct fuse_removemapping_one one;
+	} __attribute__((packed)) rm = { 5, { 0, 4096 } };
+	ck_assert_int_eq(tf_req(FUSE_REMOVEMAPPING, 1, &rm, sizeof(rm), NULL, NULL, NULL, 0),
+			 -EINVAL);
+	still_serving();
+}
+END_TEST
+
 START_TEST(random_garbage)
 {
 	uint32_t seed = 12345;
@@ -495,6 +522,7 @@ int main(void)
 	tcase_add_test(tc, reply_space_too_small);
 	tcase_add_test(tc, split_everywhere);
 	tcase_add_test(tc, symlinks_are_not_directories);
+	tcase_add_test(tc, oversized_and_odd_requests);
 	tcase_add_test(tc, random_garbage);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
