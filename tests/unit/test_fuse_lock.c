@@ -393,13 +393,15 @@ static int w_req(struct worker *w, uint32_t op, uint64_t nodeid, const void *a,
 	struct fuse_in_header h = { .opcode = op, .unique = ++w->unique, .nodeid = nodeid };
 	size_t len = sizeof(h);
 
-	memcpy(w->in + len, a, alen);
+	if (alen)
+		memcpy(w->in + len, a, alen);
 	len += alen;
 	if (name) {
 		memcpy(w->in + len, name, strlen(name) + 1);
 		len += strlen(name) + 1;
 	}
-	memcpy(w->in + len, tail, tlen);
+	if (tlen)
+		memcpy(w->in + len, tail, tlen);
 	len += tlen;
 	h.len = (uint32_t)len;
 	memcpy(w->in, &h, sizeof(h));
@@ -461,7 +463,7 @@ START_TEST(queues_in_parallel)
 	pthread_t t[THREADS];
 
 	for (int i = 0; i < 3; i++) {
-		char n[8];
+		char n[16];
 		snprintf(n, sizeof(n), "s%d", i);
 		tf_write_host(n, "");
 	}
