@@ -181,6 +181,7 @@ void fuse_inode_put(struct fuse_itable *t, struct fuse_inode *ino)
 		next = o->next;
 		close(o->fd);
 		free(o);
+		atomic_fetch_sub(&t->nowners, 1);
 	}
 	ino->owners = NULL;
 	pthread_mutex_lock(&t->mu);

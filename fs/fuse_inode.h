@@ -63,6 +63,9 @@ struct fuse_itable {
 	uint32_t live;
 	uint32_t *buckets;
 	uint32_t nbuckets;      /* power of two */
+	/* Lock-owner OFDs (fuse_lock.c) hold fds too: counted and bounded. */
+	_Atomic uint32_t nowners;
+	uint32_t max_owners;
 };
 
 struct fuse_htable {

@@ -87,6 +87,12 @@ static int owner_fd(struct fuse_server *s, struct fuse_inode *ino, uint64_t owne
 		static const int modes[] = { O_RDWR, O_RDONLY, O_WRONLY };
 		int ofd = -EACCES;
 
+		/* Owners are client-chosen numbers: bound the fds they cost. */
+		if (atomic_load(&s->it.nowners) >= s->it.max_owners) {
+			fd = -ENOLCK;
+			goto out;
+		}
+
 		for (unsigned i = 0; i < 3 && ofd < 0; i++)
 			ofd = fuse_reopen(s, ino->fd, modes[i]);
 		if (ofd < 0) {
@@ -103,6 +109,7 @@ static int owner_fd(struct fuse_server *s, struct fuse_inode *ino, uint64_t owne
 		o->fd = ofd;
 		o->next = ino->owners;
 		ino->owners = o;
+		atomic_fetch_add(&s->it.nowners, 1);
 	}
 	if (o) {
 		fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 0);
@@ -134,6 +141,7 @@ void fuse_lock_drop_owner(struct fuse_server *s, struct fuse_inode *ino, uint64_
 	fcntl(o->fd, F_OFD_SETLK, &fl);
 	close(o->fd);
 	free(o);
+	atomic_fetch_sub(&s->it.nowners, 1);
 }
 
 /* The client's lock range as a struct flock; -EINVAL when it makes no sense. */

@@ -477,6 +477,7 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	r = fuse_itable_init(&s->it, ni + 2);
 	if (r)
 		goto err_proc;
+	s->it.max_owners = nh; /* a lock owner's OFD costs what a handle does */
 	r = fuse_htable_init(&s->ht, nh + 1);
 	if (r)
 		goto err_it;

@@ -373,6 +373,33 @@ START_TEST(read_cached_answers_inline)
 END_TEST
 
 
+
+START_TEST(lock_owners_are_bounded)
+{
+	struct fuse_server_params p = { .max_handles = 2 };
+	struct fs_options o;
+	uint64_t n, fh;
+
+	fs_options_default(&o);
+	tf_start(&o, &p, true);
+	fh = file_fh("b", &n);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 1, F_RDLCK, 0, 0, 0, NULL), 0);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 2, F_RDLCK, 0, 0, 0, NULL), 0);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 3, F_RDLCK, 0, 0, 0, NULL), -ENOLCK);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 1, F_WRLCK, 5, 9, 0, NULL), 0); /* known owner */
+	struct fuse_flush_in fl = { .fh = fh, .lock_owner = 2 };
+	ck_assert_int_eq(tf_req(FUSE_FLUSH, 1, &fl, sizeof(fl), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 3, F_RDLCK, 0, 0, 0, NULL), 0);
+	/* Releasing the file and forgetting the inode gives every OFD back. */
+	ck_assert_int_eq(tf_release(fh, FUSE_RELEASE), 0);
+	struct fuse_forget_in fin = { .nlookup = 1 };
+	tf_send(tf_build(FUSE_FORGET, n, &fin, sizeof(fin), NULL, NULL, NULL, 0), NULL);
+	fh = file_fh("c", &n);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 4, F_RDLCK, 0, 0, 0, NULL), 0);
+	ck_assert_int_eq(lk(FUSE_SETLK, fh, 5, F_RDLCK, 0, 0, 0, NULL), 0);
+}
+END_TEST
+
 /* --- several queues at once ---------------------------------------------- */
 #define THREADS 4
 #define ROUNDS 400
@@ -500,6 +527,7 @@ int main(void)
 	tcase_add_test(tc, read_goes_async_when_it_would_block);
 	tcase_add_test(tc, read_cached_answers_inline);
 	tcase_add_test(tc, queues_in_parallel);
+	tcase_add_test(tc, lock_owners_are_bounded);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_FORK);
