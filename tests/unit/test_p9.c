@@ -8,6 +8,8 @@
  */
 #include "tests/unit/test_p9_client.h"
 
+#include <sys/mount.h>
+
 /* ---- Tversion / Tauth / Tattach ---- */
 
 START_TEST(test_version_negotiates_down)
@@ -131,6 +133,28 @@ START_TEST(test_walk_basic)
 	/* Clone with no names. */
 	ck_assert_int_eq(t_walk(1, 2, 0, NULL, NULL), 0);
 	ck_assert_int_eq(t_getattr(2, NULL, NULL, NULL), 0);
+}
+END_TEST
+
+START_TEST(test_qid_unique_across_mounts)
+{
+	char p[PATH_MAX];
+	struct p9_qid rootq, q;
+	struct stat st;
+
+	path_of(p, "m");
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	if (mount("tmpfs", p, "tmpfs", 0, "size=1m") < 0)
+		return;   /* no mount rights here: nothing to compare */
+	ck_assert_int_eq(t_getattr(0, NULL, NULL, &rootq), 0);
+	ck_assert_int_eq(walk1(0, 1, "m"), 1);
+	ck_assert_int_eq(t_getattr(1, NULL, NULL, &q), 0);
+	ck_assert_int_eq(stat(p, &st), 0);
+	/* Another device: another prefix above the inode bits. */
+	ck_assert((q.path & 0xffffffffffffull) == (uint64_t)st.st_ino);
+	ck_assert((q.path >> 48) != (rootq.path >> 48));
+	ck_assert(q.path != rootq.path);
+	umount2(p, MNT_DETACH);
 }
 END_TEST
 
@@ -444,6 +468,7 @@ static Suite *p9_suite(void)
 	tc = tcase_create("walk");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_walk_basic);
+	tcase_add_test(tc, test_qid_unique_across_mounts);
 	tcase_add_test(tc, test_walk_partial);
 	tcase_add_test(tc, test_walk_newfid_equal_fid);
 	tcase_add_test(tc, test_walk_dotdot);
