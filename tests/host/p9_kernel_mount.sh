@@ -122,6 +122,24 @@ else
 	echo "ok: host-held lock refuses fcntl and flock; SETLKW granted ${waited}s later, on release"
 fi
 
+# Requests run with the credentials of the guest user (access=user: the
+# kernel attaches once per uid), so the host kernel checks permissions.
+if [ -n "$PROBE" ]; then
+	chmod 0755 "$T"   # mktemp's 0700 would stop the user before 9p is asked
+	mkdir -m 0777 "$MNT/pub" && mkdir -m 0755 "$MNT/rootonly" || fail "mkdir for the user test"
+	"$PROBE" asuser 1000 1000 sh -c ": >'$MNT/pub/mine'" || fail "user 1000 cannot create in a 0777 dir"
+	[ "$(stat -c %u:%g "$SHARE/pub/mine")" = 1000:1000 ] ||
+		fail "file created by uid 1000 is owned by $(stat -c %u:%g "$SHARE/pub/mine") on the host"
+	"$PROBE" asuser 1000 1000 sh -c ": >'$MNT/rootonly/nope'" 2>/dev/null &&
+		fail "user 1000 created a file in root's 0755 directory"
+	[ -e "$SHARE/rootonly/nope" ] && fail "the refused file exists on the host"
+	"$PROBE" asuser 1000 1000 sh -c "cat '$MNT/a/b/moved.txt'" >/dev/null || fail "user 1000 cannot read a 0644 file"
+	chmod 0600 "$MNT/a/b/moved.txt"
+	"$PROBE" asuser 1000 1000 sh -c "cat '$MNT/a/b/moved.txt'" >/dev/null 2>&1 &&
+		fail "user 1000 read root's 0600 file"
+	echo "ok: guest users act with their own uid/gid on the host"
+fi
+
 umount "$MNT" || fail "umount"
 kill -0 "$PID" || fail "server died"
 echo "PASS"

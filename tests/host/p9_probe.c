@@ -11,6 +11,8 @@
  *   p9_probe wait FILE                  F_SETLKW; prints the seconds waited
  *   p9_probe flock-try FILE             flock(LOCK_EX|LOCK_NB): 0 or 3
  *   p9_probe xset FILE NAME VALUE | xget FILE NAME | xlist FILE | xrm FILE NAME
+ *   p9_probe asuser UID GID PROG [ARGS...]   run PROG as UID:GID, no groups
+ *                                       (busybox su needs a passwd entry)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/file.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -46,6 +49,13 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		return fprintf(stderr, "usage: p9_probe hold|try|wait|flock-try|xset|xget|xlist|xrm FILE ...\n"), 2;
 	const char *cmd = argv[1], *file = argv[2];
+	if (!strcmp(cmd, "asuser") && argc >= 5) {
+		gid_t gid = (gid_t)atoi(argv[3]);
+		if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid((uid_t)atoi(argv[2])) < 0)
+			return die("dropping to the user");
+		execvp(argv[4], argv + 4);
+		return die(argv[4]);
+	}
 	if (!strcmp(cmd, "hold") && argc == 5) {
 		int fd = lockfd(file);
 		if (fcntl(fd, F_SETLK, &fl) < 0)
