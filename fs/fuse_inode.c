@@ -58,12 +58,11 @@ int fuse_itable_init(struct fuse_itable *t, uint32_t cap)
 		free(t->buckets);
 		return -ENOMEM;
 	}
-	for (uint32_t i = 0; i < cap; i++) {
-		t->slots[i].idx = i;
-		t->slots[i].fd = -1;
-		/* Generation 0 is the root's alone, so nodeid 1 is only ever it. */
-		atomic_init(&t->slots[i].state, (uint64_t)(i == 1 ? 0 : 1) << 32);
-	}
+	/*
+	 * Zeroed slots are free in generation 0; nothing is touched until
+	 * used, so a large table costs address space, not memory. Index 1 is
+	 * the root's alone, so nodeid 1 (generation 0) is only ever the root.
+	 */
 	pthread_mutex_init(&t->mu, NULL);
 	return 0;
 }
@@ -103,6 +102,7 @@ int fuse_itable_set_root(struct fuse_itable *t, int fd, const struct stat *st)
 {
 	struct fuse_inode *root = &t->slots[1];
 
+	root->idx = 1;
 	fill_inode(root, fd, st);
 	hash_insert(t, root);
 	t->live = 1;
@@ -135,6 +135,7 @@ int fuse_inode_lookup_add(struct fuse_itable *t, int fd, const struct stat *st,
 		t->free_head = t->slots[i].free_next;
 	} else if (t->used + 1 < t->cap) {
 		i = ++t->used;
+		t->slots[i].idx = i;
 	} else {
 		pthread_mutex_unlock(&t->mu);
 		close(fd);
@@ -268,12 +269,6 @@ int fuse_htable_init(struct fuse_htable *t, uint32_t cap)
 	t->slots = calloc(cap, sizeof(*t->slots));
 	if (!t->slots)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < cap; i++) {
-		t->slots[i].idx = i;
-		t->slots[i].fd = -1;
-		atomic_init(&t->slots[i].state, (uint64_t)1 << 32);
-		pthread_mutex_init(&t->slots[i].dir_mu, NULL);
-	}
 	pthread_mutex_init(&t->mu, NULL);
 	return 0;
 }
@@ -290,6 +285,8 @@ int fuse_handle_add(struct fuse_htable *t, int fd, int flags,
 		t->free_head = t->slots[i].free_next;
 	} else if (t->used + 1 < t->cap) {
 		i = ++t->used;
+		t->slots[i].idx = i;
+		pthread_mutex_init(&t->slots[i].dir_mu, NULL);
 	} else {
 		pthread_mutex_unlock(&t->mu);
 		close(fd);
@@ -369,7 +366,7 @@ void fuse_htable_release_all(struct fuse_htable *ht, struct fuse_itable *it)
 
 void fuse_htable_fini(struct fuse_htable *t)
 {
-	for (uint32_t i = 0; i < t->cap; i++)
+	for (uint32_t i = 1; i <= t->used; i++)
 		pthread_mutex_destroy(&t->slots[i].dir_mu);
 	pthread_mutex_destroy(&t->mu);
 	free(t->slots);

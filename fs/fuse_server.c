@@ -456,8 +456,8 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	s->max_write &= ~4095u;
 	s->timeout_sec = opts->cache == FS_CACHE_NEVER ? 0 :
 			 opts->cache == FS_CACHE_ALWAYS ? 86400 : 1;
-	uint32_t ni = s->params.max_inodes ? s->params.max_inodes : default_limit(65536, 3);
-	uint32_t nh = s->params.max_handles ? s->params.max_handles : default_limit(16384, 1);
+	uint32_t ni = s->params.max_inodes ? s->params.max_inodes : default_limit(1u << 20, 3);
+	uint32_t nh = s->params.max_handles ? s->params.max_handles : default_limit(1u << 16, 1);
 
 	fd = open(root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
