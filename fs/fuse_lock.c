@@ -281,7 +281,8 @@ static int park(struct fuse_call *c, int fd, bool is_flock, int op,
 	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 64 << 10);
+	/* Room for the transport's completion callback, which runs here. */
+	pthread_attr_setstacksize(&attr, 256 << 10);
 	/* Listed before it runs, so it can always find and unlist itself. */
 	w->next = s->waiters;
 	s->waiters = w;

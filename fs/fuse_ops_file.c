@@ -129,6 +129,15 @@ FUSE_OP(create)
 			     (in.mode & ~in.umask) & 07777);
 	if (fd < 0)
 		return fd;
+	/* O_CREAT|O_TRUNC of an existing set-id file truncates it, as OPEN does. */
+	if (c->srv->killpriv_v2 && (in.open_flags & FUSE_OPEN_KILL_SUIDGID) &&
+	    (fl & O_TRUNC)) {
+		r = fuse_kill_suidgid(fd);
+		if (r) {
+			close(fd);
+			return r;
+		}
+	}
 	return reply_created(c, fd, fl);
 }
 

@@ -338,6 +338,19 @@ START_TEST(write_kills_suid)
 	ck_assert_int_eq(tf_write(fh, 0, "b", 1, FUSE_WRITE_KILL_SUIDGID), 0);
 	ck_assert_int_eq(stat(tf_path("suid"), &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0755);
+	/* OPEN and CREATE with O_TRUNC and FUSE_OPEN_KILL_SUIDGID. */
+	struct fuse_open_in oi = { .flags = O_WRONLY | O_TRUNC,
+				   .open_flags = FUSE_OPEN_KILL_SUIDGID };
+	ck_assert_int_eq(chmod(tf_path("suid"), 02775), 0);
+	ck_assert_int_eq(tf_req(FUSE_OPEN, e.nodeid, &oi, sizeof(oi), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(stat(tf_path("suid"), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0775);
+	struct fuse_create_in ci = { .flags = O_WRONLY | O_TRUNC, .mode = S_IFREG | 0755,
+				     .open_flags = FUSE_OPEN_KILL_SUIDGID };
+	ck_assert_int_eq(chmod(tf_path("suid"), 04755), 0);
+	ck_assert_int_eq(tf_req(FUSE_CREATE, 1, &ci, sizeof(ci), "suid", NULL, NULL, 0), 0);
+	ck_assert_int_eq(stat(tf_path("suid"), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0755);
 }
 END_TEST
 
