@@ -8,5 +8,5 @@ LIB_SRCS += fs/fuse_server.c fs/fuse_inode.c fs/fuse_ops_entry.c fs/fuse_ops_cre
             fs/fuse_ops_file.c fs/fuse_ops_rw.c fs/fuse_ops_dir.c \
             fs/fuse_lock.c
 UNIT_TESTS += test_p9wire test_p9 test_p9ops test_p9lock
-UNIT_TESTS += test_fuse test_fuse_lock test_fuse_bad
+UNIT_TESTS += test_fuse test_fuse_dir test_fuse_lock test_fuse_bad
 BENCHES += p9_load

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The FUSE server's directories and share-wide behaviour: READDIR and
+ * READDIRPLUS (paged by offsets, lookups counted, run as the caller),
+ * xattrs with and without `xattr`, cache modes and writeback, readonly
+ * shares, bounded tables, submounts and the DAX hook. Per-op basics are
+ * in test_fuse.c.
+ */
+#include "tests/unit/test_fuse_util.h"
+
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/xattr.h>
+
+static bool has_name(const uint8_t *buf, size_t len, const char *name, bool plus)
+{
+	for (size_t off = 0; off < len;) {
+		const struct fuse_dirent *d = (const void *)(buf + off +
+			(plus ? offsetof(struct fuse_direntplus, dirent) : 0));
+		if (d->namelen == strlen(name) && memcmp(d->name, name, d->namelen) == 0)
+			return true;
+		off += plus ? FUSE_DIRENTPLUS_SIZE((const struct fuse_direntplus *)(buf + off))
+			    : FUSE_DIRENT_SIZE(d);
+	}
+	return false;
+}
+
+/* Reads a whole directory in small replies; counts entries seen. */
+static int read_all(uint64_t fh, uint32_t op, uint32_t size, int *dots)
+{
+	static uint8_t buf[65536];
+	uint64_t off = 0;
+	int n = 0;
+
+	for (;;) {
+		struct fuse_read_in in = { .fh = fh, .offset = off, .size = size };
+		ck_assert_int_eq(tf_req(op, 1, &in, sizeof(in), NULL, NULL, buf, sizeof(buf)), 0);
+		size_t len = tf_payload();
+		ck_assert_uint_le(len, size);
+		if (len == 0)
+			return n;
+		for (size_t p = 0; p < len;) {
+			const struct fuse_direntplus *dp = (const void *)(buf + p);
+			const struct fuse_dirent *d = op == FUSE_READDIRPLUS ? &dp->dirent
+									     : (const void *)(buf + p);
+			if (d->name[0] == '.' && (d->namelen == 1 || (d->namelen == 2 && d->name[1] == '.')))
+				(*dots)++;
+			else if (op == FUSE_READDIRPLUS)
+				ck_assert_uint_ne(dp->entry_out.nodeid, 0);
+			n++;
+			off = d->off;
+			p += op == FUSE_READDIRPLUS ? FUSE_DIRENTPLUS_SIZE(dp) : FUSE_DIRENT_SIZE(d);
+		}
+	}
+}
+
+START_TEST(readdir_and_plus)
+{
+	struct fuse_open_out oo;
+	struct fuse_open_in oi = { .flags = O_RDONLY };
+	char name[32];
+	int dots = 0;
+
+	ck_assert_int_eq(mkdir(tf_path("dd"), 0755), 0);
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "dd/file_%03d", i);
+		tf_write_host(name, "x");
+	}
+	uint64_t dd = tf_nodeid(FUSE_ROOT_ID, "dd");
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, dd, &oi, sizeof(oi), NULL, NULL, &oo, sizeof(oo)), 0);
+	ck_assert_int_eq(read_all(oo.fh, FUSE_READDIR, 1024, &dots), 302);
+	ck_assert_int_eq(dots, 2);
+	dots = 0;
+	ck_assert_int_eq(read_all(oo.fh, FUSE_READDIRPLUS, 4096, &dots), 302);
+	/* READDIRPLUS counted a lookup: one FORGET drops the entry. */
+	struct fuse_entry_out e;
+	ck_assert_int_eq(tf_lookup(dd, "file_007", &e), 0);
+	struct fuse_forget_in fin = { .nlookup = 2 };
+	tf_send(tf_build(FUSE_FORGET, e.nodeid, &fin, sizeof(fin), NULL, NULL, NULL, 0), NULL);
+	ck_assert_int_eq(tf_getattr(e.nodeid, NULL), -ENOENT);
+
+	static uint8_t buf[8192];
+	struct fuse_read_in ri = { .fh = oo.fh, .size = sizeof(buf) };
+	ck_assert_int_eq(tf_req(FUSE_READDIR, 1, &ri, sizeof(ri), NULL, NULL, buf, sizeof(buf)), 0);
+	ck_assert(has_name(buf, tf_payload(), "file_000", false));
+
+	struct fuse_fsync_in fs = { .fh = oo.fh };
+	ck_assert_int_eq(tf_req(FUSE_FSYNCDIR, dd, &fs, sizeof(fs), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(tf_release(oo.fh, FUSE_RELEASEDIR), 0);
+	ck_assert_int_eq(tf_req(FUSE_READDIR, 1, &ri, sizeof(ri), NULL, NULL, NULL, 0), -EBADF);
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, tf_nodeid(dd, "file_001"), &oi, sizeof(oi),
+				NULL, NULL, NULL, 0), -ENOTDIR);
+}
+END_TEST
+
+START_TEST(xattrs)
+{
+	char buf[256] = { 0 };
+	struct fuse_getxattr_out go;
+	struct {
+		struct fuse_setxattr_in in;
+		char rest[64];
+	} sx;
+
+	tf_write_host("x", "x");
+	uint64_t x = tf_nodeid(FUSE_ROOT_ID, "x");
+	/* SETXATTR: compat header (8 bytes), name, value. */
+	struct fuse_setxattr_in in = { .size = 5 };
+	memcpy(&sx, &in, 8);
+	memcpy((char *)&sx + 8, "user.k\0value", 12);
+	size_t len = tf_build(FUSE_SETXATTR, x, &sx, 8 + 12, NULL, NULL, NULL, 0);
+	ck_assert_int_gt(tf_send(len, NULL), 0);
+	ck_assert_int_eq(tf_oh.error, 0);
+	ck_assert_int_eq(getxattr(tf_path("x"), "user.k", buf, sizeof(buf)), 5);
+
+	struct fuse_getxattr_in gi = { .size = 0 };
+	ck_assert_int_eq(tf_req(FUSE_GETXATTR, x, &gi, sizeof(gi), "user.k", NULL, &go, sizeof(go)), 0);
+	ck_assert_uint_eq(go.size, 5);
+	gi.size = 64;
+	memset(buf, 0, sizeof(buf));
+	ck_assert_int_eq(tf_req(FUSE_GETXATTR, x, &gi, sizeof(gi), "user.k", NULL, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "value");
+	gi.size = 2;
+	ck_assert_int_eq(tf_req(FUSE_GETXATTR, x, &gi, sizeof(gi), "user.k", NULL, NULL, 0), -ERANGE);
+	gi.size = 64;
+	ck_assert_int_eq(tf_req(FUSE_GETXATTR, x, &gi, sizeof(gi), "user.none", NULL, NULL, 0),
+			 -ENODATA);
+	ck_assert_int_eq(tf_req(FUSE_LISTXATTR, x, &gi, sizeof(gi), NULL, NULL, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "user.k");
+	ck_assert_int_eq(tf_req(FUSE_REMOVEXATTR, x, NULL, 0, "user.k", NULL, NULL, 0), 0);
+	ck_assert_int_eq(getxattr(tf_path("x"), "user.k", buf, sizeof(buf)), -1);
+
+	/* Without `xattr`: ENOSYS, so the client stops asking. */
+	struct fs_options o;
+	fs_options_default(&o);
+	tf_start(&o, NULL, true);
+	x = tf_nodeid(FUSE_ROOT_ID, "x");
+	ck_assert_int_eq(tf_req(FUSE_GETXATTR, x, &gi, sizeof(gi), "user.k", NULL, NULL, 0), -ENOSYS);
+	ck_assert_int_eq(tf_req(FUSE_LISTXATTR, x, &gi, sizeof(gi), NULL, NULL, NULL, 0), -ENOSYS);
+	ck_assert_int_eq(tf_req(FUSE_REMOVEXATTR, x, NULL, 0, "user.k", NULL, NULL, 0), -ENOSYS);
+	ck_assert_int_eq(tf_send(tf_build(FUSE_SETXATTR, x, &sx, 8 + 12, NULL, NULL, NULL, 0),
+				 NULL), 16);
+	ck_assert_int_eq(tf_oh.error, -ENOSYS);
+}
+END_TEST
+
+START_TEST(cache_modes_and_writeback)
+{
+	struct fs_options o;
+	struct fuse_entry_out e;
+	uint64_t fh;
+	uint8_t out[sizeof(struct fuse_entry_out) + sizeof(struct fuse_open_out)];
+	struct fuse_create_in ci = { .flags = O_WRONLY, .mode = S_IFREG | 0644 };
+	char buf[8] = { 0 };
+
+	fs_options_default(&o);
+	o.cache = FS_CACHE_NEVER;
+	tf_start(&o, NULL, true);
+	ck_assert_int_eq(tf_req(FUSE_CREATE, 1, &ci, sizeof(ci), "n", NULL, out, sizeof(out)), 0);
+	memcpy(&e, out, sizeof(e));
+	ck_assert_uint_eq(e.entry_valid, 0);
+	ck_assert_uint_eq(e.attr_valid, 0);
+	ck_assert(((struct fuse_open_out *)(out + sizeof(e)))->open_flags & FOPEN_DIRECT_IO);
+
+	o.cache = FS_CACHE_ALWAYS;
+	o.writeback = true;
+	tf_start(&o, NULL, true);
+	ck_assert(tf_init.flags & FUSE_WRITEBACK_CACHE);
+	ck_assert(tf_init.flags & FUSE_CACHE_SYMLINKS);
+	ck_assert_int_eq(tf_req(FUSE_CREATE, 1, &ci, sizeof(ci), "a", NULL, out, sizeof(out)), 0);
+	memcpy(&e, out, sizeof(e));
+	ck_assert_uint_eq(e.entry_valid, 86400);
+	ck_assert(((struct fuse_open_out *)(out + sizeof(e)))->open_flags & FOPEN_KEEP_CACHE);
+	/* Writeback: a write-only open can still be read (page fills). */
+	fh = ((struct fuse_open_out *)(out + sizeof(e)))->fh;
+	ck_assert_int_eq(tf_write(fh, 0, "wb", 2, 0), 0);
+	ck_assert_int_eq(tf_read(fh, 0, buf, 2), 2);
+	struct fuse_open_in oi = { .flags = O_RDONLY };
+	struct fuse_open_out oo;
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, 1, &oi, sizeof(oi), NULL, NULL, &oo, sizeof(oo)), 0);
+	ck_assert(oo.open_flags & FOPEN_CACHE_DIR);
+}
+END_TEST
+
+START_TEST(readonly_share)
+{
+	struct fs_options o;
+	uint64_t fh;
+	char buf[4];
+
+	tf_write_host("r", "ro");
+	ck_assert_int_eq(mkdir(tf_path("d"), 0755), 0);
+	fs_options_default(&o);
+	o.readonly = true;
+	o.xattr = true;
+	o.writeback = true;
+	tf_start(&o, NULL, true);
+	ck_assert(!(tf_init.flags & FUSE_WRITEBACK_CACHE));
+	uint64_t r = tf_nodeid(1, "r");
+	struct fuse_setattr_in sa = { .valid = FATTR_MODE, .mode = 0 };
+	struct fuse_mknod_in mk = { .mode = S_IFREG | 0644 };
+	struct fuse_mkdir_in md = { .mode = 0755 };
+	struct fuse_rename_in rn = { .newdir = 1 };
+	struct fuse_rename2_in r2 = { .newdir = 1 };
+	struct fuse_link_in li = { .oldnodeid = r };
+	struct fuse_create_in ci = { .flags = O_RDWR, .mode = S_IFREG | 0644 };
+	struct fuse_setxattr_in si = { .size = 1 };
+	struct fuse_fallocate_in fa = { .length = 1 };
+	struct fuse_copy_file_range_in cf = { .len = 1 };
+
+	ck_assert_int_eq(tf_req(FUSE_SETATTR, r, &sa, sizeof(sa), NULL, NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_SYMLINK, 1, NULL, 0, "s", "t", NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_MKNOD, 1, &mk, sizeof(mk), "m", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_MKDIR, 1, &md, sizeof(md), "m", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_UNLINK, 1, NULL, 0, "r", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_RMDIR, 1, NULL, 0, "d", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_RENAME, 1, &rn, sizeof(rn), "r", "q", NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_RENAME2, 1, &r2, sizeof(r2), "r", "q", NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_LINK, 1, &li, sizeof(li), "l", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_CREATE, 1, &ci, sizeof(ci), "c", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_TMPFILE, 1, &ci, sizeof(ci), NULL, NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_SETXATTR, r, &si, 8, "user.a", "b", NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_REMOVEXATTR, r, NULL, 0, "user.a", NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_FALLOCATE, r, &fa, sizeof(fa), NULL, NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(tf_req(FUSE_COPY_FILE_RANGE, r, &cf, sizeof(cf), NULL, NULL, NULL, 0),
+			 -EROFS);
+	ck_assert_int_eq(tf_open(r, O_RDWR, &fh), -EROFS);
+	ck_assert_int_eq(tf_open(r, O_RDONLY | O_TRUNC, &fh), -EROFS);
+	ck_assert_int_eq(tf_open(r, O_RDONLY, &fh), 0);
+	ck_assert_int_eq(tf_write(fh, 0, "x", 1, 0), -EROFS);
+	ck_assert_int_eq(tf_read(fh, 0, buf, 2), 2);
+	struct fuse_access_in ac = { .mask = W_OK };
+	ck_assert_int_eq(tf_req(FUSE_ACCESS, r, &ac, sizeof(ac), NULL, NULL, NULL, 0), -EROFS);
+}
+END_TEST
+
+START_TEST(tables_are_bounded)
+{
+	struct fs_options o;
+	struct fuse_server_params p = { .max_inodes = 4, .max_handles = 2 };
+	struct fuse_entry_out e[6];
+	char name[16];
+	uint64_t fh[3];
+
+	for (int i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		tf_write_host(name, "x");
+	}
+	fs_options_default(&o);
+	tf_start(&o, &p, true);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		ck_assert_int_eq(tf_lookup(1, name, &e[i]), 0);
+	}
+	ck_assert_int_eq(tf_lookup(1, "f4", &e[4]), -ENFILE);
+	ck_assert_int_eq(tf_lookup(1, "f0", &e[5]), 0); /* known: no new slot */
+	struct fuse_forget_in fin = { .nlookup = 1 };
+	tf_send(tf_build(FUSE_FORGET, e[1].nodeid, &fin, sizeof(fin), NULL, NULL, NULL, 0), NULL);
+	ck_assert_int_eq(tf_lookup(1, "f4", &e[4]), 0);
+	/* The recycled slot has a new generation: the old id stays dead. */
+	ck_assert_uint_eq(e[4].nodeid & 0xffffffffu, e[1].nodeid & 0xffffffffu);
+	ck_assert_int_eq(tf_getattr(e[1].nodeid, NULL), -ENOENT);
+
+	ck_assert_int_eq(tf_open(e[0].nodeid, O_RDONLY, &fh[0]), 0);
+	ck_assert_int_eq(tf_open(e[0].nodeid, O_RDONLY, &fh[1]), 0);
+	ck_assert_int_eq(tf_open(e[0].nodeid, O_RDONLY, &fh[2]), -ENFILE);
+	ck_assert_int_eq(tf_release(fh[0], FUSE_RELEASE), 0);
+	ck_assert_int_eq(tf_open(e[0].nodeid, O_RDONLY, &fh[2]), 0);
+	ck_assert_uint_ne(fh[2], fh[0]);
+
+	/* A full table: READDIRPLUS sends entries without attributes (nodeid 0). */
+	struct fuse_open_in oi = { .flags = O_RDONLY };
+	struct fuse_open_out oo;
+	ck_assert_int_eq(tf_release(fh[1], FUSE_RELEASE), 0);
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, 1, &oi, sizeof(oi), NULL, NULL, &oo, sizeof(oo)), 0);
+	static uint8_t buf[8192];
+	struct fuse_read_in ri = { .fh = oo.fh, .size = sizeof(buf) };
+	ck_assert_int_eq(tf_req(FUSE_READDIRPLUS, 1, &ri, sizeof(ri), NULL, NULL, buf, sizeof(buf)), 0);
+	int zero = 0, total = 0;
+	for (size_t off = 0; off < tf_payload(); total++) {
+		const struct fuse_direntplus *dp = (const void *)(buf + off);
+		zero += dp->entry_out.nodeid == 0;
+		off += FUSE_DIRENTPLUS_SIZE(dp);
+	}
+	ck_assert_int_eq(total, 8);
+	ck_assert_int_ge(zero, 3); /* ".", ".." and the files that found no slot */
+}
+END_TEST
+
+
+START_TEST(readdirplus_runs_as_caller)
+{
+	struct fuse_open_in oi = { .flags = O_RDONLY };
+	struct fuse_open_out oo;
+	static uint8_t buf[8192];
+
+	ck_assert_int_eq(mkdir(tf_path("nox"), 0744), 0);
+	tf_write_host("nox/secret", "x");
+	uint64_t d = tf_nodeid(1, "nox");
+	tf_uid = tf_gid = 1000;
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, d, &oi, sizeof(oi), NULL, NULL, &oo, sizeof(oo)), 0);
+	struct fuse_read_in ri = { .fh = oo.fh, .size = sizeof(buf) };
+	ck_assert_int_eq(tf_req(FUSE_READDIRPLUS, 1, &ri, sizeof(ri), NULL, NULL, buf, sizeof(buf)), 0);
+	int named = 0;
+	for (size_t off = 0; off < tf_payload();) {
+		const struct fuse_direntplus *dp = (const void *)(buf + off);
+		if (dp->dirent.namelen == 6) {
+			named++;
+			ck_assert_uint_eq(dp->entry_out.nodeid, 0); /* no search permission */
+		}
+		off += FUSE_DIRENTPLUS_SIZE(dp);
+	}
+	ck_assert_int_eq(named, 1);
+	tf_uid = tf_gid = 0;
+	ck_assert_int_eq(tf_req(FUSE_READDIRPLUS, 1, &ri, sizeof(ri), NULL, NULL, buf, sizeof(buf)), 0);
+	const struct fuse_direntplus *dp = (const void *)buf;
+	bool found = false;
+	for (size_t off = 0; off < tf_payload(); off += FUSE_DIRENTPLUS_SIZE(dp)) {
+		dp = (const void *)(buf + off);
+		found |= dp->dirent.namelen == 6 && dp->entry_out.nodeid != 0;
+	}
+	ck_assert(found);
+}
+END_TEST
+
+START_TEST(submounts_are_announced)
+{
+	struct fuse_entry_out e;
+	struct stat st;
+
+	/* A private mount namespace for this forked test only. */
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		fprintf(stderr, "submounts_are_announced: no mount namespace, not checked\n");
+		return;
+	}
+	ck_assert_int_eq(mkdir(tf_path("sub"), 0755), 0);
+	ck_assert_int_eq(mount("tmpfs", tf_path("sub"), "tmpfs", 0, "size=1m"), 0);
+	tf_write_host("sub/f", "x");
+	tf_write_host("plain", "x");
+	ck_assert_int_eq(stat(tf_path("sub/f"), &st), 0);
+	/* The server's root fd must come from this namespace to see the mount. */
+	struct fs_options o;
+	fs_options_default(&o);
+	tf_start(&o, NULL, true);
+	ck_assert_int_eq(tf_lookup(1, "sub", &e), 0);
+	ck_assert(e.attr.flags & FUSE_ATTR_SUBMOUNT);
+	uint64_t sub = e.nodeid;
+	ck_assert_int_eq(tf_getattr(sub, NULL), 0);
+	struct fuse_attr_out ao;
+	struct fuse_getattr_in gi = { 0 };
+	ck_assert_int_eq(tf_req(FUSE_GETATTR, sub, &gi, sizeof(gi), NULL, NULL, &ao, sizeof(ao)), 0);
+	ck_assert(ao.attr.flags & FUSE_ATTR_SUBMOUNT); /* stable across replies */
+	ck_assert_int_eq(tf_lookup(1, "plain", &e), 0);
+	ck_assert(!(e.attr.flags & FUSE_ATTR_SUBMOUNT));
+	ck_assert_int_eq(tf_lookup(sub, "f", &e), 0);
+	ck_assert_uint_eq(e.attr.ino, st.st_ino); /* its own superblock on the client */
+
+	/* A client without submounts sees one st_dev: inode numbers get a tag. */
+	tf_start(&o, NULL, false);
+	tf_do_init(TF_ALL_FLAGS & ~FUSE_SUBMOUNTS);
+	ck_assert_int_eq(tf_lookup(1, "sub", &e), 0);
+	ck_assert(!(e.attr.flags & FUSE_ATTR_SUBMOUNT));
+	ck_assert_int_eq(tf_lookup(e.nodeid, "f", &e), 0);
+	ck_assert_uint_ne(e.attr.ino, st.st_ino);
+	ck_assert_uint_ne(e.attr.ino >> 56, 0);
+	ck_assert_uint_eq(e.attr.ino & ((1ull << 56) - 1), st.st_ino);
+	fuse_server_destroy(srv); /* drops its fds on the tmpfs */
+	srv = NULL;
+	ck_assert_int_eq(umount2(tf_path("sub"), MNT_DETACH), 0);
+}
+END_TEST
+
+static int dax_calls;
+static int fake_setup(void *ctx, int fd, uint64_t fo, uint64_t len, uint64_t mo, bool w)
+{
+	dax_calls++;
+	return fd >= 0 && fo == 4096 && len == 8192 && mo == 0 && !w ? 0 : -EINVAL;
+}
+static int fake_remove(void *ctx, uint64_t mo, uint64_t len)
+{
+	dax_calls++;
+	return 0;
+}
+
+START_TEST(dax_hook)
+{
+	struct fuse_setupmapping_in sm = { .foffset = 4096, .len = 8192,
+					   .flags = FUSE_SETUPMAPPING_FLAG_READ };
+	static const struct fuse_dax_ops ops = { fake_setup, fake_remove };
+	struct fuse_server_params p = { .dax = &ops };
+	struct fs_options o;
+	uint64_t fh;
+
+	tf_write_host("m", "x");
+	ck_assert_int_eq(tf_open(tf_nodeid(1, "m"), O_RDONLY, &fh), 0);
+	sm.fh = fh;
+	ck_assert_int_eq(tf_req(FUSE_SETUPMAPPING, 1, &sm, sizeof(sm), NULL, NULL, NULL, 0), -ENOSYS);
+	fs_options_default(&o);
+	tf_start(&o, &p, true);
+	ck_assert_int_eq(tf_open(tf_nodeid(1, "m"), O_RDONLY, &fh), 0);
+	sm.fh = fh;
+	ck_assert_int_eq(tf_req(FUSE_SETUPMAPPING, 1, &sm, sizeof(sm), NULL, NULL, NULL, 0), 0);
+	sm.flags = FUSE_SETUPMAPPING_FLAG_WRITE;
+	ck_assert_int_eq(tf_req(FUSE_SETUPMAPPING, 1, &sm, sizeof(sm), NULL, NULL, NULL, 0), -EACCES);
+	sm.foffset = 1;
+	ck_assert_int_eq(tf_req(FUSE_SETUPMAPPING, 1, &sm, sizeof(sm), NULL, NULL, NULL, 0), -EINVAL);
+	struct {
+		struct fuse_removemapping_in in;
+		struct fuse_removemapping_one one;
+	} __attribute__((packed)) rm = { { 1 }, { 0, 8192 } };
+	ck_assert_int_eq(tf_req(FUSE_REMOVEMAPPING, 1, &rm, sizeof(rm), NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(dax_calls, 2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("fuse_dir");
+	TCase *tc = tcase_create("dirs_and_shares");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, tf_setup, tf_teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, readdir_and_plus);
+	tcase_add_test(tc, readdirplus_runs_as_caller);
+	tcase_add_test(tc, xattrs);
+	tcase_add_test(tc, cache_modes_and_writeback);
+	tcase_add_test(tc, readonly_share);
+	tcase_add_test(tc, tables_are_bounded);
+	tcase_add_test(tc, submounts_are_announced);
+	tcase_add_test(tc, dax_hook);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
