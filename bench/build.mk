@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Benchmark programs of bench-fuse and bench-9p (bench/NAME.c, print figures).
+BENCHES += fuse_meta

@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# bench-fuse: the seed fio jobs and three metadata rows against every host
+# FUSE backend side by side, in one invocation:
+#   st-never     stainless fuse-mount --cache never
+#   st-auto      stainless fuse-mount --cache auto
+#   pthp-single  libfuse's passthrough_hp --nocache --single
+#   pthp-multi   libfuse's passthrough_hp --nocache (default thread pool)
+#   tmpfs        the share's own tmpfs, no FUSE (the ceiling)
+# All five are mounted at once over their own directories of one private
+# tmpfs; each round runs every job on every backend before the next job,
+# the backend order rotating per round, so load from the other engineers
+# on this machine falls on all of them alike. Prints medians over rounds
+# and ratios to passthrough_hp's better mode measured in the same run.
+#
+# Environment: O (build dir, default build), ROUNDS (3), RUNTIME (s per fio
+# job, 3), SIZE (fio file, 256M), FILES (metadata rows, 10000), OUT
+# (directory for fuse_bench.txt/.png, default docs/benchmarks).
+# A benchmark prints figures; it judges nothing and never fails on them.
+set -u
+cd "$(dirname "$0")/.."
+O=${O:-build}
+STAINLESS=${STAINLESS:-$O/stainless}
+META=${META:-$O/bench/fuse_meta}
+ROUNDS=${ROUNDS:-3} RUNTIME=${RUNTIME:-3} SIZE=${SIZE:-256M} FILES=${FILES:-10000}
+OUT=${OUT:-docs/benchmarks}
+JOBDIR=${FIO_JOBS:-/work/shared/reference/virtiofs-tests/fio-jobs}
+JOBS="randread-psync randread-libaio randwrite-psync randwrite-libaio
+      randrw-psync randrw-libaio seqread-psync seqwrite-psync"
+BACKENDS="st-never st-auto pthp-single pthp-multi tmpfs"
+
+die() { echo "fuse_bench: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root (mount(2) of FUSE and tmpfs)"
+[ -c /dev/fuse ] || die "no /dev/fuse"
+[ -x "$STAINLESS" ] && [ -x "$META" ] || die "build first: make O=$O all bench"
+command -v fio >/dev/null || die "fio missing"
+[ -d "$JOBDIR" ] || die "seed fio jobs not found at $JOBDIR"
+PTHP=$(bench/passthrough_hp.sh) || die "cannot build passthrough_hp"
+
+T=$(mktemp -d /tmp/fuse_bench.XXXXXX)
+declare -A PID MNT
+cleanup() {
+	for b in $BACKENDS; do
+		m=${MNT[$b]:-}
+		[ -n "$m" ] && [ "$b" != tmpfs ] && grep -q " $m " /proc/mounts &&
+			{ umount "$m" 2>/dev/null || umount -l "$m"; }
+	done
+	for b in $BACKENDS; do
+		p=${PID[$b]:-}
+		[ -n "$p" ] || continue
+		kill "$p" 2>/dev/null
+		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$p" 2>/dev/null
+	done
+	grep -q " $T/share " /proc/mounts && { umount "$T/share" 2>/dev/null || umount -l "$T/share"; }
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+machine() {
+	echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')  host: nproc=$(nproc)" \
+	     "cpu='$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')'" \
+	     "kernel=$(uname -r)"
+	echo "# stainless $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs 2>/dev/null || echo '+fs-changes')," \
+	     "$(fio --version), passthrough_hp from Debian fuse3 $(pkg-config --modversion fuse3)"
+}
+
+mkdir -p "$T/share"
+mount -t tmpfs -o size=4g tmpfs_bench "$T/share" ||
+	die "cannot mount a tmpfs for the shares"
+
+wait_mount() {
+	for _ in $(seq 100); do grep -q " $1 " /proc/mounts && return 0; sleep 0.05; done
+	die "mount $1 did not appear"
+}
+
+# Every backend gets its own source directory holding a fully written fio
+# file, laid out here (not through FUSE) so no backend pays for it in a job.
+for b in $BACKENDS; do
+	src=$T/share/$b
+	mkdir -p "$src"
+	head -c "$SIZE" /dev/zero >"$src/fio-file1" || die "cannot lay out $src/fio-file1"
+	if [ "$b" = tmpfs ]; then MNT[$b]=$src; continue; fi
+	mnt=$T/mnt-$b
+	mkdir -p "$mnt"
+	case $b in
+	st-never)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never 2>"$T/$b.err" & ;;
+	st-auto)     "$STAINLESS" fuse-mount "$src" "$mnt" --cache auto 2>"$T/$b.err" & ;;
+	pthp-single) "$PTHP" --foreground --nocache --single "$src" "$mnt" 2>"$T/$b.err" & ;;
+	pthp-multi)  "$PTHP" --foreground --nocache "$src" "$mnt" 2>"$T/$b.err" & ;;
+	esac
+	PID[$b]=$!
+	MNT[$b]=$mnt
+	wait_mount "$mnt"
+done
+
+RAW=$T/raw
+: >"$RAW"
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+START=$(date +%s)
+echo "fuse_bench: $ROUNDS rounds x 8 fio jobs x 5 backends, ${RUNTIME}s each, then metadata" >&2
+
+rotate() { # prints the backends starting at position $1
+	set -- "$1" $BACKENDS
+	local k=$(( $1 % ($# - 1) )); shift
+	local a=("$@")
+	for i in "${!a[@]}"; do echo "${a[$(( (i + k) % ${#a[@]} ))]}"; done
+}
+
+for round in $(seq "$ROUNDS"); do
+	order=$(rotate "$round")
+	for job in $JOBS; do
+		for b in $order; do
+			# The seeds' harness (HOW-TO-RUN.md) scaled down: direct=1 on every
+			# job as after April 2021; psync runs at QD1 whatever iodepth says.
+			line=$(timeout $((RUNTIME + 120)) fio --directory="${MNT[$b]}" --runtime="$RUNTIME" \
+				--time_based --iodepth=16 --size="$SIZE" --direct=1 --blocksize=4K \
+				--output-format=terse "$JOBDIR/$job.job" 2>>"$T/fio.err" | grep '^3;' | head -n 1)
+			# terse v3: 7/8 read KiB/s and IOPS, 48/49 write KiB/s and IOPS, 5 error
+			echo "$line" | awk -F';' -v r="$round" -v j="$job" -v b="$b" \
+				'NF > 49 { printf "fio %s %s %s iops=%d kib_s=%d err=%s\n", r, j, b, $8 + $49, $7 + $48, $5 }' >>"$RAW"
+			[ -n "$line" ] || echo "fio $round $job $b FAILED" >>"$RAW"
+		done
+		echo "  round $round/$ROUNDS $job done ($(( $(date +%s) - START ))s)" >&2
+	done
+	for b in $order; do
+		res=$(timeout 600 "$META" "${MNT[$b]}" --files "$FILES" --readdir-passes 3 2>&1)
+		echo "meta $round $b $res" >>"$RAW"
+	done
+done
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ROW BACKEND VALUE triples for the table.
+samples() {
+	awk '$1 == "fio" && $5 ~ /^iops=/ { sub("iops=", "", $5); print $3, $4, $5 }
+	     $1 == "meta" { for (i = 4; i <= NF; i++) { split($i, kv, "=");
+		if (kv[1] == "stat_per_s") print "meta-stat", $3, kv[2];
+		if (kv[1] == "readdir_entries_per_s") print "meta-readdir", $3, kv[2];
+		if (kv[1] == "create_unlink_per_s") print "meta-create+unlink", $3, kv[2] } }' "$RAW" |
+		sort -k1,1 -k2,2 -k3,3g
+}
+TABLE=$(samples | awk -f bench/median_table.awk \
+	-v rows="randread-psync:1 randread-libaio:1 randwrite-psync:1 randwrite-libaio:1 randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-stat:1.5 meta-readdir:1.5 meta-create+unlink:1.5" \
+	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-auto tmpfs" -v judge=st-never)
+
+mkdir -p "$OUT"
+{
+	echo "# fuse_bench (make bench-fuse): host FUSE backends side by side"
+	machine
+	echo "# load average at start: $LOAD0  at end: $LOAD1  (2 cores shared with other engineers' builds)"
+	echo "# fio: seed job files at 4k, --size=$SIZE --runtime=${RUNTIME}s --time_based --direct=1 --iodepth=16"
+	echo "#      (psync at QD1), $ROUNDS interleaved rounds, median IOPS (randrw: read+write)"
+	echo "# meta: bench/fuse_meta, $FILES files; stat and create+unlink in ops/s, readdir in entries/s"
+	echo "# anc = passthrough_hp's better mode (--nocache, --single or multi-thread) in this run;"
+	echo "# verdicts judge st-never (cache=never, the mode that matches --nocache); tmpfs/anc is the ceiling"
+	echo "$TABLE"
+	echo
+	echo "# raw samples"
+	cat "$RAW"
+} >"$OUT/fuse_bench.txt"
+echo "$TABLE"
+
+if command -v gnuplot >/dev/null; then
+	# Medians only, one cluster per row, log scale: rows span 10^3..10^6.
+	echo "$TABLE" | awk 'NR > 1 { printf "%s", $1; for (i = 2; i <= 6; i++) printf " %s", ($i == "-" ? "NaN" : $i); print "" }' >"$T/plot.dat"
+	gnuplot <<-EOF 2>>"$T/gnuplot.err" || echo "fuse_bench: gnuplot failed: $(cat "$T/gnuplot.err")" >&2
+	set terminal pngcairo size 1400,600 noenhanced
+	set output "$OUT/fuse_bench.png"
+	set title "bench-fuse $(date -u +%Y-%m-%d): IOPS (fio 4k, direct=1, size $SIZE) and metadata ops/s, median of $ROUNDS rounds, $(nproc) CPUs"
+	set style data histograms
+	set style histogram clustered gap 1
+	set style fill solid 0.8 border -1
+	set logscale y
+	set yrange [1000:*]
+	set ylabel "ops/s (log)"
+	set xtics rotate by -30
+	set key top right
+	set grid ytics
+	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never", \
+	     "" using 3 title "stainless cache=auto", \
+	     "" using 4 title "passthrough_hp --nocache --single", \
+	     "" using 5 title "passthrough_hp --nocache (threads)", \
+	     "" using 6 title "tmpfs (no FUSE)"
+	EOF
+fi
+echo "fuse_bench: wrote $OUT/fuse_bench.txt and $OUT/fuse_bench.png in $(( $(date +%s) - START ))s" >&2

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Turns interleaved benchmark samples into one table of medians and ratios.
+# Input lines: ROW BACKEND VALUE, already sorted so that the values of each
+# ROW/BACKEND pair are in ascending numeric order (sort -k1,1 -k2,2 -k3,3g).
+# Variables:
+#   rows    "ROW[:NEED] ..."  rows in print order; NEED (e.g. 1.5) asks for
+#                             a verdict: judge/anchor must exceed NEED
+#                             (or stay below 1/NEED when lower is better)
+#   cols    "BACKEND ..."     columns of medians
+#   anchor  "BACKEND ..."     the anchor is the best of these, per row
+#   ratios  "BACKEND ..."     columns divided by the anchor
+#   judge   BACKEND           the backend the verdicts are about
+#   lower   1 when smaller is better (CPU per op); default bigger is better
+#   fmt     printf format of a median (default %.0f)
+# mawk has no sort, so medians rely on the sorted input; the median of an
+# even count is the mean of the middle two.
+BEGIN {
+	nc = split(cols, C, " "); na = split(anchor, A, " "); nq = split(ratios, Q, " ")
+	nr = split(rows, R, " ")
+	if (fmt == "") fmt = "%.0f"
+}
+{ k = $1 SUBSEP $2; n[k]++; v[k, n[k]] = $3 + 0 }
+function med(k,   c) {
+	c = n[k]
+	if (!c) return -1
+	if (c % 2) return v[k, (c + 1) / 2]
+	return (v[k, c / 2] + v[k, c / 2 + 1]) / 2
+}
+function better(a, b) { return lower ? a < b : a > b }
+END {
+	printf "%-18s", "row"
+	for (i = 1; i <= nc; i++) printf " %12s", C[i]
+	for (i = 1; i <= nq; i++) printf " %10s", Q[i] "/anc"
+	printf "  %-12s %s\n", "anchor", (judge != "" ? "verdict" : "")
+	for (r = 1; r <= nr; r++) {
+		split(R[r], parts, ":"); row = parts[1]; need = parts[2]
+		printf "%-18s", row
+		for (i = 1; i <= nc; i++) {
+			m = med(row SUBSEP C[i])
+			if (m < 0) printf " %12s", "-"; else printf " %12s", sprintf(fmt, m)
+		}
+		best = -1; bname = "-"
+		for (i = 1; i <= na; i++) {
+			m = med(row SUBSEP A[i])
+			if (m >= 0 && (best < 0 || better(m, best))) { best = m; bname = A[i] }
+		}
+		for (i = 1; i <= nq; i++) {
+			m = med(row SUBSEP Q[i])
+			if (m < 0 || best <= 0) printf " %10s", "-"
+			else printf " %10s", sprintf("%.2fx", m / best)
+		}
+		verdict = ""
+		if (need != "" && judge != "") {
+			m = med(row SUBSEP judge)
+			if (m < 0 || best <= 0) verdict = "no data"
+			else if (lower ? m / best < 1 / need : m / best > need) verdict = "ok (target " need "x)"
+			else verdict = "BEHIND (target " need "x)"
+		}
+		printf "  %-12s %s\n", bname, verdict
+	}
+}
