@@ -54,14 +54,14 @@ endif
 LIB_SRCS   :=
 UNIT_TESTS :=
 BENCHES    :=
-include vmm/build.mk mmio/build.mk devices/build.mk fs/build.mk
+include vmm/build.mk mmio/build.mk devices/build.mk fs/build.mk bench/build.mk
 
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
 MAIN_OBJ   := $(O)/vmm/main.o
 UNIT_BINS  := $(UNIT_TESTS:%=$(O)/tests/unit/%)
 BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
-.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq
+.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p
 all: $(O)/stainless
 
 $(O)/%.o: %.c
@@ -118,6 +118,14 @@ bench: $(BENCH_BINS)
 # Virtqueue + worker floor: empty requests through the fake driver.
 bench-vq: $(O)/bench/vq_bench
 	$(Q)$(O)/bench/vq_bench
+
+# Host FUSE backends side by side (stainless fuse-mount, passthrough_hp, tmpfs).
+bench-fuse: $(O)/stainless $(O)/bench/fuse_meta
+	$(Q)O=$(O) bench/fuse_bench.sh
+
+# 9p servers side by side (stainless 9p-serve, diod) under bench/p9_load.
+bench-9p: $(O)/stainless $(O)/bench/p9_load
+	$(Q)O=$(O) bench/p9_bench.sh
 
 clean:
 	rm -rf build build-asan build-tsan

@@ -7,12 +7,15 @@
  * one connection: QD requests in flight, each reply answered by the next
  * request with the same tag, replies read and requests written in batches.
  *
- *   p9_load --socket PATH [--aname NAME] [--op read4k|write4k|getattr|readdir]
+ *   p9_load --socket PATH [--aname NAME] [--op read4k|write4k|getattr|walk|readdir]
  *           [--qd N] [--seconds S] [--path FILE_OR_DIR] [--server-pid PID]
  *
  * read4k/write4k: random 4 KiB-aligned offsets within the file's size.
+ * walk: each slot walks the root to --path into a fid of its own and clunks
+ * it (the pair a client pays per lookup); ops are walks.
  * readdir: each in-flight slot reads the directory start to end, repeatedly;
- * ops are entries returned. Exits non-zero on any error reply.
+ * ops are entries returned. MiB/s counts data payload (Rread/Twrite/Rreaddir
+ * bytes). Exits non-zero on any error reply.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +34,7 @@
 #define MSIZE (512 * 1024)
 #define MAXQD 256
 
-enum op { OP_READ, OP_WRITE, OP_GETATTR, OP_READDIR };
+enum op { OP_READ, OP_WRITE, OP_GETATTR, OP_READDIR, OP_WALK };
 
 static int sock;
 static uint8_t rbuf[4 * MSIZE], wbuf[MAXQD * 8192 + MSIZE];
@@ -40,7 +43,8 @@ static uint64_t file_size = 4096;
 static uint64_t dir_off[MAXQD];
 static enum op op = OP_READ;
 static uint32_t msize = MSIZE;   /* as negotiated */
-static uint64_t ops;
+static uint64_t ops, bytes;
+static bool walked[MAXQD];       /* walk: slot holds its fid, clunk next */
 
 static void die(const char *msg, int err)
 {
@@ -153,11 +157,22 @@ static void b_readdir(struct p9_wbuf *w, uint16_t t)
 	p9_put_u32(w, 100 + t); p9_put_u64(w, dir_off[t]); p9_put_u32(w, msize - 24);   /* the Linux client's margin; diod insists */
 }
 
+/* walk: slot t walks into fid 300 + t, then clunks it. */
+static void b_walk_slot(struct p9_wbuf *w, uint16_t t)
+{
+	walk_to = 300 + t;
+	b_walk(w, t);
+}
+static void b_clunk_slot(struct p9_wbuf *w, uint16_t t) { p9_put_u32(w, 300 + t); }
+
 static void send_one(uint16_t tag)
 {
 	static const uint8_t types[] = { P9_TREAD, P9_TWRITE, P9_TGETATTR, P9_TREADDIR };
 	static void (*const bodies[])(struct p9_wbuf *, uint16_t) = { b_read, b_write, b_getattr, b_readdir };
-	queue(types[op], tag, bodies[op]);
+	if (op == OP_WALK)
+		queue(walked[tag] ? P9_TCLUNK : P9_TWALK, tag, walked[tag] ? b_clunk_slot : b_walk_slot);
+	else
+		queue(types[op], tag, bodies[op]);
 }
 
 /* Accounts one reply; readdir counts entries and moves its slot on. */
@@ -168,11 +183,18 @@ static void account(size_t n)
 	p9_rbuf_init(&r, rbuf + P9_HDRSZ, n - P9_HDRSZ);
 	if (rbuf[4] == P9_RLERROR)
 		die("error reply", (int)p9_get_u32(&r));
+	if (op == OP_WALK) {
+		walked[tag] = rbuf[4] == P9_RWALK;
+		ops += walked[tag];
+		return;
+	}
 	if (op != OP_READDIR) {
 		ops++;
+		bytes += op == OP_READ ? p9_get_u32(&r) : op == OP_WRITE ? 4096 : 0;
 		return;
 	}
 	uint32_t count = p9_get_u32(&r);
+	bytes += count;
 	if (count == 0) {
 		dir_off[tag] = 0;
 		return;
@@ -236,7 +258,7 @@ int main(int argc, char **argv)
 		case 't': secs = atof(optarg); break;
 		case 'p': path = optarg; break;
 		case 'P': spid = atoi(optarg); break;
-		default: die("usage: p9_load --socket PATH [--aname A] [--op read4k|write4k|getattr|readdir] "
+		default: die("usage: p9_load --socket PATH [--aname A] [--op read4k|write4k|getattr|walk|readdir] "
 			     "[--qd N] [--seconds S] [--path P] [--server-pid PID]", 0);
 		}
 	}
@@ -246,6 +268,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(opname, "write4k")) op = OP_WRITE;
 	else if (!strcmp(opname, "getattr")) op = OP_GETATTR;
 	else if (!strcmp(opname, "readdir")) op = OP_READDIR;
+	else if (!strcmp(opname, "walk")) op = OP_WALK;
 	else die("unknown --op", 0);
 
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -268,7 +291,7 @@ int main(int argc, char **argv)
 			open_flags = P9_DOTL_RDONLY | P9_DOTL_DIRECTORY;
 			rpc(P9_TLOPEN, b_lopen);
 		}
-	} else {
+	} else if (op != OP_WALK) {
 		struct p9_rbuf r = rpc(P9_TGETATTR, b_getattr);
 		struct p9_qid q;
 		p9_get_u64(&r); p9_get_qid(&r, &q); p9_get_u32(&r); p9_get_u32(&r); p9_get_u32(&r);
@@ -316,8 +339,9 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru1);
 	double ccpu = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
 		      (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec + ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
-	printf("op=%s qd=%d seconds=%.2f ops=%llu ops_per_s=%.0f client_cpu_us_per_op=%.2f",
-	       opname, qd, el, (unsigned long long)ops, (double)ops / el, ops ? ccpu * 1e6 / (double)ops : 0);
+	printf("op=%s qd=%d seconds=%.2f ops=%llu ops_per_s=%.0f mib_per_s=%.1f client_cpu_us_per_op=%.2f",
+	       opname, qd, el, (unsigned long long)ops, (double)ops / el, (double)bytes / el / 1048576,
+	       ops ? ccpu * 1e6 / (double)ops : 0);
 	if (spid) {
 		double s1 = cpu_of(spid);
 		printf(" server_cpu_us_per_op=%.2f", ops && s0 >= 0 && s1 >= 0 ? (s1 - s0) * 1e6 / (double)ops : -1);
