@@ -172,6 +172,26 @@ START_TEST(test_flush_cancels_parked_lock)
 }
 END_TEST
 
+START_TEST(test_parked_limit_answers_blocked)
+{
+	open_two();
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+	for (uint32_t fid = 10; fid < 10 + P9_MAX_PARKED; fid++) {
+		ck_assert_int_eq(walk1(0, fid, "f"), 1);
+		ck_assert_int_eq(t_lopen(fid, P9_DOTL_RDWR), 0);
+		park_lock(fid);
+	}
+	/* No room to park another: the client is told BLOCKED and retries. */
+	ck_assert_int_eq(walk1(0, 200, "f"), 1);
+	ck_assert_int_eq(t_lopen(200, P9_DOTL_RDWR), 0);
+	ck_assert_int_eq(t_lock(200, P9_LOCK_TYPE_WRLCK, P9_LOCK_FLAGS_BLOCK, 0, 0), P9_LOCK_BLOCKED);
+	ck_assert_int_eq(get_ndone(), 0);
+	p9_session_destroy(ses);
+	ck_assert_int_eq(get_ndone(), (int)P9_MAX_PARKED);
+	ck_assert_int_eq(p9_session_create(&ses, srv, BUFSZ), 0);
+}
+END_TEST
+
 START_TEST(test_session_destroy_answers_parked)
 {
 	open_two();
@@ -195,6 +215,7 @@ static Suite *p9lock_suite(void)
 	tcase_add_test(tc, test_blocking_lock_parked_then_granted);
 	tcase_add_test(tc, test_flush_cancels_parked_lock);
 	tcase_add_test(tc, test_session_destroy_answers_parked);
+	tcase_add_test(tc, test_parked_limit_answers_blocked);
 	suite_add_tcase(s, tc);
 	return s;
 }
