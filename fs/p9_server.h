@@ -48,12 +48,27 @@
  * and its Rflush is completed right after the I/O's reply. A transport must
  * let its async I/O finish (run every done callback) before
  * p9_session_destroy(); parked locks are cancelled by the destroy itself.
+ * A transport that cannot let a request outlive the call passes a
+ * transport without `complete` (and without `async`): nothing is deferred
+ * then, and a conflicting blocking lock is answered BLOCKED.
  *
  * Process-wide effects of p9_server_create(): installs a do-nothing handler
  * for P9_CANCEL_SIGNAL (no SA_RESTART, so a blocked fcntl returns EINTR),
  * and opens /proc/self/fd, which the server needs to reopen O_PATH fds
- * (Tlopen, Tsetattr, xattrs, Tlink); a sandbox must leave /proc reachable
- * at create time (the fd is kept) and, for xattrs, at run time.
+ * (Tlopen, Tsetattr, Tlink); a sandbox must leave /proc reachable at
+ * create time (the fd is kept) and, for xattrs, Trename and Tremove (which
+ * go through /proc/self/fd/N paths), at run time. Tattach looks the user
+ * up (getpwuid_r/getgrouplist: /etc/passwd, /etc/group); where that fails
+ * the user gets gid 65534 and no groups.
+ *
+ * System calls a device-queue seccomp profile must allow for this server:
+ * openat, openat2, close, fcntl (F_DUPFD_CLOEXEC, F_OFD_SETLK/SETLKW/GETLK),
+ * newfstatat/fstat, statx, fstatfs, getdents64, lseek, preadv2, pwritev2,
+ * preadv, pwritev, ftruncate, fsync, fdatasync, mkdirat, mknodat,
+ * symlinkat, linkat, renameat/renameat2, unlinkat, readlinkat/readlink,
+ * fchmodat, fchownat, utimensat, getxattr, setxattr, listxattr,
+ * removexattr, setfsuid, setfsgid, setgroups, and for parked locks clone3
+ * (or clone), tgkill, rt_sigprocmask, futex, madvise, munmap.
  *
  * Credentials: when running as root, each request runs with the fsuid,
  * fsgid and groups of the user that attached the fid (fs_creds_set), so
