@@ -44,7 +44,7 @@ e2e_pick_mode() {
 	probe=${E2E_PROBE_SECS:-15}
 	out=$(timeout -s KILL "$probe" "$STAINLESS" run --kernel "$GUEST_KERNEL" \
 		--initrd "$GUEST_INITRD" \
-		--cmdline "console=ttyS0 reboot=k panic=-1 stainless.case=boot-1cpu" \
+		--cmdline "console=ttyS0 reboot=k panic=-1 loglevel=5 stainless.case=boot-1cpu" \
 		</dev/null 2>&1 | tr -d '\r')
 	if printf '%s\n' "$out" | grep -q '^STAINLESS-GUEST-UP '; then
 		E2E_MODE_USED=direct
@@ -98,7 +98,7 @@ e2e_run_nested() {
 		-cpu EPYC,+svm,+npt -smp 2 -m 2048 \
 		-nodefaults -no-user-config -nographic -serial stdio -no-reboot \
 		-kernel "$hk" -initrd "$hi" \
-		-append "console=ttyS0 quiet panic=-1 stainless.cases=$list stainless.verbose=${E2E_VERBOSE:-0}" \
+		-append "console=ttyS0 quiet panic=-1 stainless.cases=$list stainless.verbose=${E2E_VERBOSE:-0} stainless.loglevel=${E2E_GUEST_LOGLEVEL:-5}" \
 		</dev/null 2>&1 | sed -u 's/\r//g; s/\x1bc//g; s/\x1b\[[0-9;?]*[a-zA-Z]//g' |
 		tee "$log" | {
 		if [ "${E2E_VERBOSE:-0}" = 1 ]; then
