@@ -42,7 +42,7 @@ e2e_pick_mode() {
 		E2E_MODE_WHY="no stainless binary to probe with"; return 0
 	fi
 	probe=${E2E_PROBE_SECS:-15}
-	out=$(timeout -s KILL "$probe" "$STAINLESS" run --kernel "$GUEST_KERNEL" \
+	out=$(timeout --foreground -s KILL "$probe" "$STAINLESS" run --kernel "$GUEST_KERNEL" \
 		--initrd "$GUEST_INITRD" \
 		--cmdline "console=ttyS0 reboot=k panic=-1 loglevel=5 stainless.case=boot-1cpu" \
 		</dev/null 2>&1 | tr -d '\r')
@@ -73,7 +73,7 @@ e2e_run_direct() {
 # removed); verdicts and failure details are echoed as they arrive (the
 # whole console with E2E_VERBOSE=1). Bounded by E2E_HOST_TIMEOUT seconds.
 e2e_run_nested() {
-	local log=$1 hk hi list secs t0
+	local log=$1 hk hi list secs t0 pidf
 	shift
 	if ! command -v qemu-system-x86_64 >/dev/null; then
 		echo "qemu-system-x86_64 is not installed (scripts/deps)" >"$log"
@@ -90,16 +90,27 @@ e2e_run_nested() {
 	fi
 	list=$(echo "$@" | tr ' ' ',')
 	secs=${E2E_HOST_TIMEOUT:-900}
+	pidf=$log.qemu-pid
+	rm -f "$pidf" "$log.status"
 	e2e_say "booting the test host (QEMU TCG, AMD CPU with SVM; kernel $(basename "$hk")); limit ${secs}s"
 	t0=$(date +%s)
+	# Interrupted or terminated, kill exactly the QEMU started here, by the
+	# pid it wrote, so no emulated host keeps burning a shared core.
+	trap 'e2e_kill_qemu "$pidf"; exit 130' INT TERM HUP
 	# -no-reboot: the host's final `reboot -f` (and any panic, with panic=-1)
-	# ends QEMU. stdin is /dev/null so QEMU never grabs the terminal.
-	timeout -s KILL "$secs" qemu-system-x86_64 -M q35 -accel tcg,thread=multi \
-		-cpu EPYC,+svm,+npt -smp 2 -m 2048 \
-		-nodefaults -no-user-config -nographic -serial stdio -no-reboot \
-		-kernel "$hk" -initrd "$hi" \
-		-append "console=ttyS0 quiet panic=-1 stainless.cases=$list stainless.verbose=${E2E_VERBOSE:-0} stainless.loglevel=${E2E_GUEST_LOGLEVEL:-5}" \
-		</dev/null 2>&1 | sed -u 's/\r//g; s/\x1bc//g; s/\x1b\[[0-9;?]*[a-zA-Z]//g' |
+	# ends QEMU. stdin is /dev/null so QEMU never grabs the terminal;
+	# --foreground keeps it in our process group, so Ctrl-C reaches it too.
+	# The pipeline runs in the background so that `wait` (unlike a
+	# foreground pipeline) lets the trap run at once.
+	{
+		timeout --foreground -s KILL "$secs" qemu-system-x86_64 -M q35 \
+			-accel tcg,thread=multi -cpu EPYC,+svm,+npt -smp 2 -m 2048 \
+			-nodefaults -no-user-config -nographic -serial stdio -no-reboot \
+			-pidfile "$pidf" -kernel "$hk" -initrd "$hi" \
+			-append "console=ttyS0 quiet panic=-1 stainless.cases=$list stainless.verbose=${E2E_VERBOSE:-0} stainless.loglevel=${E2E_GUEST_LOGLEVEL:-5}" \
+			</dev/null 2>&1
+		echo $? >"$log.status"
+	} | sed -u 's/\r//g; s/\x1bc//g; s/\x1b\[[0-9;?]*[a-zA-Z]//g' |
 		tee "$log" | {
 		if [ "${E2E_VERBOSE:-0}" = 1 ]; then
 			# QEMU's notes on CPUID bits TCG lacks are noise here.
@@ -107,10 +118,26 @@ e2e_run_nested() {
 		else
 			grep --line-buffered -E '^(PASS|FAIL|SKIP) e2e/|^  [|>] |STAINLESS-TESTHOST|Kernel panic'
 		fi
-	}
-	if [ "${PIPESTATUS[0]}" -eq 137 ]; then
+	} &
+	wait $!
+	trap - INT TERM HUP
+	e2e_kill_qemu "$pidf"
+	if [ "$(cat "$log.status" 2>/dev/null)" = 137 ]; then
 		echo "STAINLESS-TESTHOST-FAIL killed after ${secs}s (E2E_HOST_TIMEOUT)" | tee -a "$log"
 	fi
+	rm -f "$log.status"
 	e2e_say "test host ran for $(( $(date +%s) - t0 ))s"
 	grep -q '^STAINLESS-TESTHOST-DONE' "$log"
+}
+
+# e2e_kill_qemu PIDFILE: kills the QEMU that wrote PIDFILE if it still runs
+# (checking the pid still names a QEMU, in case it was reused).
+e2e_kill_qemu() {
+	local pid
+	pid=$(cat "$1" 2>/dev/null) || return 0
+	if [ -n "$pid" ] && grep -q qemu-system "/proc/$pid/cmdline" 2>/dev/null; then
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	rm -f "$1"
+	return 0
 }
