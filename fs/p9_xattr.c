@@ -6,7 +6,7 @@
  * 9P2000.L moves xattr values as file data: Txattrwalk fetches a value (or,
  * with an empty name, the name list) into a new fid that Tread then reads;
  * Txattrcreate turns a fid into a sink that Twrite fills and Tclunk
- * commits with setxattr. A size-0 create means removexattr, which is how
+ * commits with setxattr (user.* and POSIX ACLs only: see xattr_settable). A size-0 create means removexattr, which is how
  * the Linux client expresses removal. Values are buffered (at most
  * P9_XATTR_MAX, the kernel's own limit) so a fid never holds more than it.
  *
@@ -104,6 +104,19 @@ int p9_op_xattrwalk(struct p9_msg *m)
 	return 0;
 }
 
+/*
+ * Which names a client may set or remove. trusted.* and security.* need
+ * CAP_SYS_ADMIN or CAP_SETFCAP, which the server holds for every guest
+ * user alike: through it a guest could plant file capabilities or
+ * overlayfs/LSM metadata on host files. User attributes and POSIX ACLs
+ * are checked by the host kernel against the caller's own credentials.
+ */
+static bool xattr_settable(const char *name)
+{
+	return strncmp(name, "user.", 5) == 0 || strcmp(name, "system.posix_acl_access") == 0 ||
+	       strcmp(name, "system.posix_acl_default") == 0;
+}
+
 int p9_op_xattrcreate(struct p9_msg *m)
 {
 	struct p9_session *s = m->s;
@@ -120,6 +133,8 @@ int p9_op_xattrcreate(struct p9_msg *m)
 		return err;
 	if (!name[0])
 		return -EINVAL;
+	if (!xattr_settable(name))
+		return -EOPNOTSUPP;
 	f = p9_fid_get_file(s, fid, &err);
 	if (!f)
 		return err;

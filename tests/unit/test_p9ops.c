@@ -533,6 +533,11 @@ START_TEST(test_xattrs)
 	ck_assert_int_eq(t_write(9, 8, "abc", 3), -ENOSPC);   /* past the size */
 	ck_assert_int_eq(t_clunk(9), -EINVAL);
 	ck_assert_int_eq(getxattr(p, "user.partial", buf, sizeof(buf)), -1);
+	/* Privileged namespaces are not the guest's to write (file caps!). */
+	ck_assert_int_eq(xattr_set(1, "security.capability", "x", 1, 0), -EOPNOTSUPP);
+	ck_assert_int_eq(xattr_set(1, "trusted.overlay.opaque", "y", 1, 0), -EOPNOTSUPP);
+	ck_assert_int_eq(xattr_set(1, "security.selinux", NULL, 0, 0), -EOPNOTSUPP);
+	ck_assert_int_eq(xattr_set(1, "system.other", "x", 1, 0), -EOPNOTSUPP);
 	/* Oversized values are refused up front. */
 	ck_assert_int_eq(t_walk(1, 9, 0, NULL, NULL), 0);
 	begin(P9_TXATTRCREATE);
