@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 LIB_SRCS += devices/gmem.c devices/vq.c devices/worker.c devices/virtio_rng.c \
-            devices/virtio_fs.c devices/virtio_9p.c
+            devices/virtio_fs.c devices/virtio_9p.c devices/dax.c
 UNIT_TESTS += test_vq
 UNIT_TESTS += test_rng test_share_dev
 BENCHES += vq_bench

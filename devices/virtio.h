@@ -87,11 +87,13 @@ struct virtio_dev_ops {
 };
 
 /* A shared-memory region (virtio 1.2 section 2.10): DAX windows. The
- * device sets id and len; the VMM places it at a guest-physical base. */
+ * device sets id, len and the host mapping that backs the region; the VMM
+ * places it at a guest-physical base (its own KVM memory slot). */
 struct virtio_shm {
 	uint8_t id;
 	uint64_t len;
 	uint64_t base;
+	void *host;
 };
 
 struct virtio_dev {

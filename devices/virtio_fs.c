@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices/dax.h"
 #include "fs/fuse_server.h"
+
+#define VIRTIO_FS_SHMCAP_ID_CACHE 0  /* the DAX window's region id */
 
 struct virtio_fs_config {
 	uint8_t tag[VIRTIO_FS_TAG_MAX];   /* not NUL-terminated when full */
@@ -19,6 +22,7 @@ struct virtio_fs {
 	struct virtio_dev vdev;   /* first: the transport hands us this */
 	struct fuse_server *srv;
 	struct virtio_fs_config config;
+	struct dax_window dax;      /* size 0: no DAX window */
 };
 
 static void fs_config_read(struct virtio_dev *dev, uint32_t off, void *data, unsigned size)
@@ -50,8 +54,26 @@ static void fs_destroy(struct virtio_dev *dev)
 	struct virtio_fs *fs = (struct virtio_fs *)dev;
 
 	fuse_server_destroy(fs->srv);
+	dax_window_destroy(&fs->dax);
 	free(fs);
 }
+
+/* FUSE_SETUPMAPPING / FUSE_REMOVEMAPPING land here (see fuse_dax_ops). */
+static int fs_dax_setup(void *ctx, int fd, uint64_t foffset, uint64_t len,
+			uint64_t moffset, bool writable)
+{
+	return dax_map(&((struct virtio_fs *)ctx)->dax, fd, foffset, len, moffset, writable);
+}
+
+static int fs_dax_remove(void *ctx, uint64_t moffset, uint64_t len)
+{
+	return dax_unmap(&((struct virtio_fs *)ctx)->dax, moffset, len);
+}
+
+static const struct fuse_dax_ops fs_dax_ops = {
+	.setup_mapping = fs_dax_setup,
+	.remove_mapping = fs_dax_remove,
+};
 
 static const struct virtio_dev_ops fs_ops = {
 	.name = "virtio-fs",
@@ -69,6 +91,7 @@ static const struct virtio_dev_ops fs_ops = {
 int virtio_fs_create(struct virtio_dev **out, const char *tag, const char *dir,
 		     const struct fs_options *opts)
 {
+	struct fuse_server_params params = { 0 };
 	size_t len = strlen(tag);
 	struct virtio_fs *fs;
 	int rc;
@@ -78,14 +101,28 @@ int virtio_fs_create(struct virtio_dev **out, const char *tag, const char *dir,
 	fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;
-	rc = fuse_server_create(&fs->srv, dir, opts);
-	if (rc < 0) {
-		free(fs);
-		return rc;
+	fs->dax.memfd = -1;
+	if (opts->dax_size) {
+		rc = dax_window_create(&fs->dax, opts->dax_size, tag);
+		if (rc < 0)
+			goto fail;
+		params.dax = &fs_dax_ops;
+		params.dax_ctx = fs;
+		fs->vdev.nr_shm = 1;
+		fs->vdev.shm[0] = (struct virtio_shm){
+			.id = VIRTIO_FS_SHMCAP_ID_CACHE, .len = fs->dax.size, .host = fs->dax.host,
+		};
 	}
+	rc = fuse_server_create_params(&fs->srv, dir, opts, &params);
+	if (rc < 0)
+		goto fail;
 	fs->vdev.ops = &fs_ops;
 	memcpy(fs->config.tag, tag, len);
 	fs->config.num_request_queues = htole32(VIRTIO_FS_REQUEST_QUEUES);
 	*out = &fs->vdev;
 	return 0;
+fail:
+	dax_window_destroy(&fs->dax);
+	free(fs);
+	return rc;
 }

@@ -15,7 +15,11 @@
 /* Linux 6.1's driver drives one request queue; more would sit idle. */
 #define VIRTIO_FS_REQUEST_QUEUES 1
 
-/* 0 or -errno (-EINVAL: tag empty or too long; others from the server). */
+/*
+ * 0 or -errno (-EINVAL: tag empty or too long; others from the server).
+ * With opts->dax_size the device has a DAX window, shared-memory region 0,
+ * whose host mapping (dev->shm[0].host) the VMM maps into the guest.
+ */
 int virtio_fs_create(struct virtio_dev **out, const char *tag, const char *dir,
 		     const struct fs_options *opts);
 

@@ -320,13 +320,17 @@ FUSE_OP(syncfs)
 /*
  * The DAX hook: answered only once a device handed in its window
  * callbacks (fuse_server_params.dax); the mapping itself is the device's.
+ * Linux names the file by nodeid and sends fh = -1 ("not used"), so the
+ * inode is reopened with the access the mapping needs; a real fh, when
+ * sent, must allow that access itself.
  */
 FUSE_OP(setupmapping)
 {
 	const struct fuse_dax_ops *dax = c->srv->params.dax;
 	struct fuse_setupmapping_in in;
 	struct fuse_handle *h;
-	int r;
+	bool wr;
+	int fd, r;
 
 	if (!dax)
 		return -ENOSYS;
@@ -334,10 +338,24 @@ FUSE_OP(setupmapping)
 	if ((in.foffset | in.len | in.moffset) & 4095 || in.len == 0 ||
 	    in.foffset > (uint64_t)INT64_MAX - in.len)
 		return -EINVAL;
+	wr = in.flags & FUSE_SETUPMAPPING_FLAG_WRITE;
+	if (wr && c->srv->opts.readonly)
+		return -EROFS;
+	if (in.fh == UINT64_MAX) {
+		if (!S_ISREG(c->ino->type))
+			return -EINVAL;
+		fd = fuse_reopen(c->srv, c->ino->fd, wr ? O_RDWR : O_RDONLY);
+		if (fd < 0)
+			return fd;
+		/* The mapping holds its own reference to the file. */
+		r = dax->setup_mapping(c->srv->params.dax_ctx, fd, in.foffset, in.len,
+				       in.moffset, wr);
+		close(fd);
+		return r ? r : fuse_reply(c, NULL, 0);
+	}
 	h = handle(c, in.fh);
 	if (!h)
 		return -EBADF;
-	bool wr = in.flags & FUSE_SETUPMAPPING_FLAG_WRITE;
 	if (wr && (h->flags & O_ACCMODE) == O_RDONLY)
 		r = -EACCES;
 	else

@@ -226,6 +226,9 @@ static int op_init(struct fuse_call *c)
 		want |= FUSE_CACHE_SYMLINKS;
 	if (s->opts.writeback && !s->opts.readonly)
 		want |= FUSE_WRITEBACK_CACHE;
+	/* With a DAX window, say mappings may be placed at any page. */
+	if (s->params.dax)
+		want |= FUSE_MAP_ALIGNMENT;
 	uint64_t got = want & in.flags;
 
 	s->minor = in.minor < FUSE_OUR_MINOR ? in.minor : FUSE_OUR_MINOR;
@@ -242,6 +245,8 @@ static int op_init(struct fuse_call *c)
 	out.max_write = s->max_write;
 	out.time_gran = 1;
 	out.max_pages = (uint16_t)(s->max_write / 4096);
+	if (got & FUSE_MAP_ALIGNMENT)
+		out.map_alignment = 12; /* log2 of the page size */
 	atomic_store(&s->initialized, true);
 	pthread_mutex_unlock(&s->init_mu);
 	return fuse_reply(c, &out, sizeof(out));
@@ -318,7 +323,7 @@ static const struct fuse_op_desc ops[] = {
 	OP(FUSE_LSEEK, lseek, sizeof(struct fuse_lseek_in), F_NOINODE),
 	OP(FUSE_COPY_FILE_RANGE, copy_file_range,
 	   sizeof(struct fuse_copy_file_range_in), F_MOD | F_NOINODE),
-	OP(FUSE_SETUPMAPPING, setupmapping, sizeof(struct fuse_setupmapping_in), F_NOINODE),
+	OP(FUSE_SETUPMAPPING, setupmapping, sizeof(struct fuse_setupmapping_in), 0),
 	OP(FUSE_REMOVEMAPPING, removemapping, sizeof(struct fuse_removemapping_in),
 	   F_NOINODE),
 	OP(FUSE_SYNCFS, syncfs, sizeof(struct fuse_syncfs_in), 0),

@@ -61,6 +61,7 @@ struct vm {
 	struct i8042 i8042;
 	struct vm_virtio virtio[VM_MAX_VIRTIO];
 	unsigned nr_virtio;
+	uint64_t next_shm_gpa;   /* where the next device memory region goes */
 	char dev_cmdline[VM_MAX_VIRTIO * 48];
 	struct vcpu_env vcpu_env;
 	struct vcpu vcpus[VM_CPUS_MAX];
@@ -154,6 +155,42 @@ static int vm_create_memory(struct vm *vm)
 		rc = kvm_add_memslot(&vm->kvm, HIGH_RAM_START, high, vm->mem + low);
 	if (rc < 0)
 		return vm_err(rc, "KVM_SET_USER_MEMORY_REGION: %s", strerror(-rc));
+	/* Device memory (DAX windows) starts above all RAM. */
+	vm->next_shm_gpa = (HIGH_RAM_START + high + SHM_ALIGN - 1) & ~(SHM_ALIGN - 1);
+	return 0;
+}
+
+/* The guest-physical address width KVM reports, 36 if it says nothing. */
+static unsigned vm_phys_bits(const struct vm *vm)
+{
+	for (unsigned i = 0; i < vm->kvm.cpuid->nent; i++)
+		if (vm->kvm.cpuid->entries[i].function == 0x80000008)
+			return vm->kvm.cpuid->entries[i].eax & 0xff;
+	return 36;
+}
+
+/*
+ * Give each of a device's shared-memory regions (a DAX window) its own
+ * memory slot above RAM, 1 GiB aligned, and tell the transport where.
+ */
+static int vm_place_shm(struct vm *vm, struct vm_virtio *v, const char *name)
+{
+	for (unsigned i = 0; i < v->dev->nr_shm; i++) {
+		struct virtio_shm *shm = &v->dev->shm[i];
+		uint64_t gpa = vm->next_shm_gpa, span = (shm->len + SHM_ALIGN - 1) & ~(SHM_ALIGN - 1);
+		int rc;
+
+		if (gpa + span > (1ull << vm_phys_bits(vm)))
+			return vm_err(-ENOSPC, "%s: a %llu MiB window does not fit in the guest's "
+				      "%u-bit physical address space", name,
+				      (unsigned long long)(shm->len >> 20), vm_phys_bits(vm));
+		rc = kvm_add_memslot(&vm->kvm, gpa, shm->len, shm->host);
+		if (rc == 0)
+			rc = vmmio_set_shm_base(v->transport, shm->id, gpa);
+		if (rc < 0)
+			return vm_err(rc, "%s: cannot map its shared memory: %s", name, strerror(-rc));
+		vm->next_shm_gpa = gpa + span;
+	}
 	return 0;
 }
 
@@ -275,6 +312,8 @@ static int vm_attach_virtio(struct vm *vm, struct virtio_dev *dev, const char *n
 	}
 	v->dev = dev;
 	vm->nr_virtio++;
+	if ((rc = vm_place_shm(vm, v, name)) < 0)
+		return rc;
 	rc = bus_register(&vm->mmio, c.base, VMMIO_WINDOW_SIZE, vmmio_bus_access,
 			  v->transport, name);
 	if (rc < 0)

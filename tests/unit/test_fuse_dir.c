@@ -410,6 +410,37 @@ START_TEST(dax_hook)
 	} __attribute__((packed)) rm = { { 1 }, { 0, 8192 } };
 	ck_assert_int_eq(tf_req(FUSE_REMOVEMAPPING, 1, &rm, sizeof(rm), NULL, NULL, NULL, 0), 0);
 	ck_assert_int_eq(dax_calls, 2);
+	/* What Linux sends: no handle (fh = -1), the file named by nodeid. */
+	sm = (struct fuse_setupmapping_in){ .fh = UINT64_MAX, .foffset = 4096, .len = 8192,
+					    .flags = FUSE_SETUPMAPPING_FLAG_READ };
+	ck_assert_int_eq(tf_req(FUSE_SETUPMAPPING, tf_nodeid(1, "m"), &sm, sizeof(sm),
+				NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(dax_calls, 3);
+	/* A directory cannot be mapped. */
+	ck_assert_int_eq(tf_req(FUSE_SETUPMAPPING, 1, &sm, sizeof(sm), NULL, NULL, NULL, 0),
+			 -EINVAL);
+	ck_assert_int_eq(dax_calls, 3);
+}
+END_TEST
+
+/* A readonly share never hands out a writable mapping. */
+START_TEST(dax_readonly_refuses_writable_mappings)
+{
+	struct fuse_setupmapping_in sm = { .fh = UINT64_MAX, .len = 4096,
+					   .flags = FUSE_SETUPMAPPING_FLAG_READ |
+						    FUSE_SETUPMAPPING_FLAG_WRITE };
+	static const struct fuse_dax_ops ops = { fake_setup, fake_remove };
+	struct fuse_server_params p = { .dax = &ops };
+	struct fs_options o;
+
+	tf_write_host("m", "x");
+	fs_options_default(&o);
+	o.readonly = true;
+	tf_start(&o, &p, true);
+	dax_calls = 0;
+	ck_assert_int_eq(tf_req(FUSE_SETUPMAPPING, tf_nodeid(1, "m"), &sm, sizeof(sm),
+				NULL, NULL, NULL, 0), -EROFS);
+	ck_assert_int_eq(dax_calls, 0);
 }
 END_TEST
 
@@ -430,6 +461,7 @@ int main(void)
 	tcase_add_test(tc, tables_are_bounded);
 	tcase_add_test(tc, submounts_are_announced);
 	tcase_add_test(tc, dax_hook);
+	tcase_add_test(tc, dax_readonly_refuses_writable_mappings);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_FORK);
