@@ -228,6 +228,35 @@ START_TEST(t_fs_reset_forgets_the_session)
 }
 END_TEST
 
+/* dax=SIZE gives the device shared-memory region 0 backed by a host
+ * mapping, which the guest finds through the SHM registers. */
+START_TEST(t_fs_dax_window_is_region_0)
+{
+	struct virtio_dev *d;
+
+	opts.dax_size = 4 << 20;
+	ck_assert_int_eq(virtio_fs_create(&d, "myshare", dir, &opts), 0);
+	ck_assert_uint_eq(d->nr_shm, 1);
+	ck_assert_uint_eq(d->shm[0].id, 0);
+	ck_assert_uint_eq(d->shm[0].len, 4 << 20);
+	ck_assert_ptr_nonnull(d->shm[0].host);
+	((volatile uint8_t *)d->shm[0].host)[(4 << 20) - 1] = 1; /* all of it is mapped */
+	start(d, 2);
+	ck_assert_int_eq(vmmio_set_shm_base(t, 0, 0x100000000ull), 0);
+	fd_wr(t, VMMIO_SHM_SEL, 0);
+	ck_assert_uint_eq(fd_rd(t, VMMIO_SHM_LEN_LOW), 4 << 20);
+	ck_assert_uint_eq(fd_rd(t, VMMIO_SHM_LEN_HIGH), 0);
+	ck_assert_uint_eq(fd_rd(t, VMMIO_SHM_BASE_LOW), 0);
+	ck_assert_uint_eq(fd_rd(t, VMMIO_SHM_BASE_HIGH), 1);
+	stop();
+	/* Without dax= there is no region. */
+	opts.dax_size = 0;
+	ck_assert_int_eq(virtio_fs_create(&d, "myshare", dir, &opts), 0);
+	ck_assert_uint_eq(d->nr_shm, 0);
+	virtio_dev_destroy(d);
+}
+END_TEST
+
 static void p9_put(uint8_t **p, const void *v, size_t n)
 {
 	memcpy(*p, v, n);
@@ -312,6 +341,7 @@ int main(void)
 	tcase_add_test(tc, t_fs_config_has_tag_and_queue_count);
 	tcase_add_test(tc, t_9p_config_has_tag_and_feature);
 	tcase_add_test(tc, t_fs_init_round_trip_on_request_queue);
+	tcase_add_test(tc, t_fs_dax_window_is_region_0);
 	tcase_add_test(tc, t_fs_reset_forgets_the_session);
 	tcase_add_test(tc, t_9p_round_trip_and_reset_forgets_fids);
 	suite_add_tcase(s, tc);
