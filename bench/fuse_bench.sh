@@ -11,10 +11,13 @@
 # tmpfs; each round runs every job on every backend before the next job,
 # the backend order rotating per round, so load from the other engineers
 # on this machine falls on all of them alike. Prints medians over rounds
-# and ratios to passthrough_hp's better mode measured in the same run.
+# and ratios to passthrough_hp's better mode measured in the same run, and
+# each server's CPU time per I/O (utime+stime of the whole process from
+# /proc/PID/stat around each run): on 2 shared cores throughput swings 5x
+# with the neighbours' load, so many short rounds beat a few long ones.
 #
-# Environment: O (build dir, default build), ROUNDS (3), RUNTIME (s per fio
-# job, 3), SIZE (fio file, 256M), FILES (metadata rows, 10000), OUT
+# Environment: O (build dir, default build), ROUNDS (5), RUNTIME (s per fio
+# job, 2), SIZE (fio file, 256M), FILES (metadata rows, 10000), OUT
 # (directory for fuse_bench.txt/.png, default docs/benchmarks).
 # A benchmark prints figures; it judges nothing and never fails on them.
 set -u
@@ -22,7 +25,7 @@ cd "$(dirname "$0")/.."
 O=${O:-build}
 STAINLESS=${STAINLESS:-$O/stainless}
 META=${META:-$O/bench/fuse_meta}
-ROUNDS=${ROUNDS:-3} RUNTIME=${RUNTIME:-3} SIZE=${SIZE:-256M} FILES=${FILES:-10000}
+ROUNDS=${ROUNDS:-5} RUNTIME=${RUNTIME:-2} SIZE=${SIZE:-256M} FILES=${FILES:-10000}
 OUT=${OUT:-docs/benchmarks}
 JOBDIR=${FIO_JOBS:-/work/shared/reference/virtiofs-tests/fio-jobs}
 JOBS="randread-psync randread-libaio randwrite-psync randwrite-libaio
@@ -101,6 +104,12 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 START=$(date +%s)
 echo "fuse_bench: $ROUNDS rounds x 8 fio jobs x 5 backends, ${RUNTIME}s each, then metadata" >&2
 
+HZ=$(getconf CLK_TCK)
+cpu_ticks() { # utime+stime of a server, 0 for tmpfs (no server)
+	local p=${PID[$1]:-}
+	[ -n "$p" ] && awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0
+}
+
 rotate() { # prints the backends starting at position $1
 	set -- "$1" $BACKENDS
 	local k=$(( $1 % ($# - 1) )); shift
@@ -114,24 +123,31 @@ for round in $(seq "$ROUNDS"); do
 		for b in $order; do
 			# The seeds' harness (HOW-TO-RUN.md) scaled down: direct=1 on every
 			# job as after April 2021; psync runs at QD1 whatever iodepth says.
+			c0=$(cpu_ticks "$b")
 			line=$(timeout $((RUNTIME + 120)) fio --directory="${MNT[$b]}" --runtime="$RUNTIME" \
 				--time_based --iodepth=16 --size="$SIZE" --direct=1 --blocksize=4K \
 				--output-format=terse "$JOBDIR/$job.job" 2>>"$T/fio.err" | grep '^3;' | head -n 1)
-			# terse v3: 7/8 read KiB/s and IOPS, 48/49 write KiB/s and IOPS, 5 error
-			echo "$line" | awk -F';' -v r="$round" -v j="$job" -v b="$b" \
-				'NF > 49 { printf "fio %s %s %s iops=%d kib_s=%d err=%s\n", r, j, b, $8 + $49, $7 + $48, $5 }' >>"$RAW"
+			c1=$(cpu_ticks "$b")
+			# terse v3: 6/7/8 read KiB, KiB/s, IOPS; 47/48/49 the same for writes; 5 error
+			echo "$line" | awk -F';' -v r="$round" -v j="$job" -v b="$b" -v t=$((c1 - c0)) -v hz="$HZ" \
+				'NF > 49 { ios = ($6 + $47) / 4; cpu = (b == "tmpfs" || ios == 0) ? -1 : t * 1e6 / hz / ios
+				  printf "fio %s %s %s iops=%d kib_s=%d cpu_us_per_op=%.2f err=%s\n", r, j, b, $8 + $49, $7 + $48, cpu, $5 }' >>"$RAW"
 			[ -n "$line" ] || echo "fio $round $job $b FAILED" >>"$RAW"
 		done
 		echo "  round $round/$ROUNDS $job done ($(( $(date +%s) - START ))s)" >&2
 	done
 	for b in $order; do
+		c0=$(cpu_ticks "$b")
 		res=$(timeout 600 "$META" "${MNT[$b]}" --files "$FILES" --readdir-passes 3 2>&1)
-		echo "meta $round $b $res" >>"$RAW"
+		c1=$(cpu_ticks "$b")
+		# Server CPU for the whole create/stat/readdir/unlink cycle, per file.
+		[ "$b" = tmpfs ] && cpu=-1 || cpu=$(awk -v t=$((c1 - c0)) -v hz="$HZ" -v n="$FILES" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }')
+		echo "meta $round $b $res cpu_us_per_file=$cpu" >>"$RAW"
 	done
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# ROW BACKEND VALUE triples for the table.
+# ROW BACKEND VALUE triples for the tables.
 samples() {
 	awk '$1 == "fio" && $5 ~ /^iops=/ { sub("iops=", "", $5); print $3, $4, $5 }
 	     $1 == "meta" { for (i = 4; i <= NF; i++) { split($i, kv, "=");
@@ -140,9 +156,18 @@ samples() {
 		if (kv[1] == "create_unlink_per_s") print "meta-create+unlink", $3, kv[2] } }' "$RAW" |
 		sort -k1,1 -k2,2 -k3,3g
 }
+cpu_samples() {
+	awk '$1 == "fio" && $7 ~ /^cpu_us_per_op=/ { sub("cpu_us_per_op=", "", $7); if ($7 >= 0) print $3, $4, $7 }
+	     $1 == "meta" { for (i = 4; i <= NF; i++) { split($i, kv, "=");
+		if (kv[1] == "cpu_us_per_file" && kv[2] >= 0) print "meta-per-file", $3, kv[2] } }' "$RAW" |
+		sort -k1,1 -k2,2 -k3,3g
+}
 TABLE=$(samples | awk -f bench/median_table.awk \
 	-v rows="randread-psync:1 randread-libaio:1 randwrite-psync:1 randwrite-libaio:1 randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-stat:1.5 meta-readdir:1.5 meta-create+unlink:1.5" \
 	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-auto tmpfs" -v judge=st-never)
+CPU_TABLE=$(cpu_samples | awk -f bench/median_table.awk -v lower=1 -v fmt=%.1f \
+	-v rows="randread-psync randread-libaio randwrite-psync randwrite-libaio randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-per-file" \
+	-v cols="st-never st-auto pthp-single pthp-multi" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-auto")
 
 mkdir -p "$OUT"
 {
@@ -156,10 +181,16 @@ mkdir -p "$OUT"
 	echo "# verdicts judge st-never (cache=never, the mode that matches --nocache); tmpfs/anc is the ceiling"
 	echo "$TABLE"
 	echo
+	echo "## server CPU-us per I/O (fio rows) and per file (meta: create+stat+readdir+unlink); lower is better"
+	echo "$CPU_TABLE"
+	echo
 	echo "# raw samples"
 	cat "$RAW"
 } >"$OUT/fuse_bench.txt"
 echo "$TABLE"
+echo
+echo "server CPU-us per I/O (per file for meta), lower is better:"
+echo "$CPU_TABLE"
 
 if command -v gnuplot >/dev/null; then
 	# Medians only, one cluster per row, log scale: rows span 10^3..10^6.
