@@ -36,6 +36,20 @@ static struct p9_fid *dir_fid(struct p9_msg *m, uint32_t fid, int *err)
 	return f;
 }
 
+/*
+ * The directory a new name is made in (Tmkdir, Tmknod, Tsymlink), with the
+ * client's user and the requested group taken on so the new file is theirs.
+ */
+static struct p9_fid *make_dir_fid(struct p9_msg *m, uint32_t fid, uint32_t gid, int *err)
+{
+	struct p9_fid *d = dir_fid(m, fid, err);
+
+	if (!d)
+		return NULL;
+	*err = p9_creds_for(d->user, gid);
+	return *err ? NULL : d;
+}
+
 static int reply_qid_of(struct p9_msg *m, int dirfd, const char *name)
 {
 	struct p9_qid qid;
@@ -61,11 +75,8 @@ int p9_op_mkdir(struct p9_msg *m)
 		return -EPROTO;
 	if (err)
 		return err;
-	d = dir_fid(m, dfid, &err);
+	d = make_dir_fid(m, dfid, gid, &err);
 	if (!d)
-		return err;
-	err = p9_creds_for(d->user, gid);
-	if (err)
 		return err;
 	if (mkdirat(d->pfd, name, mode & 07777) < 0)
 		return -errno;
@@ -87,11 +98,8 @@ int p9_op_mknod(struct p9_msg *m)
 		return -EPROTO;
 	if (err)
 		return err;
-	d = dir_fid(m, dfid, &err);
+	d = make_dir_fid(m, dfid, gid, &err);
 	if (!d)
-		return err;
-	err = p9_creds_for(d->user, gid);
-	if (err)
 		return err;
 	if (mknodat(d->pfd, name, mode & (S_IFMT | 07777), makedev(major, minor)) < 0)
 		return -errno;
@@ -118,11 +126,8 @@ int p9_op_symlink(struct p9_msg *m)
 		return err;
 	if (tgt.len == 0)
 		return -ENOENT;
-	d = dir_fid(m, dfid, &err);
+	d = make_dir_fid(m, dfid, gid, &err);
 	if (!d)
-		return err;
-	err = p9_creds_for(d->user, gid);
-	if (err)
 		return err;
 	if (symlinkat(target, d->pfd, name) < 0)
 		return -errno;
