@@ -38,6 +38,18 @@ struct p9_fid *p9_fid_get_file(struct p9_session *s, uint32_t fid, int *err)
 	return f;
 }
 
+/* A file fid opened by Tlopen or Tlcreate: what Tfsync, Treaddir and the locks act on. */
+struct p9_fid *p9_fid_get_open(struct p9_session *s, uint32_t fid, int *err)
+{
+	struct p9_fid *f = p9_fid_get_file(s, fid, err);
+
+	if (f && f->ofd < 0) {
+		*err = -EBADF;
+		return NULL;
+	}
+	return f;
+}
+
 int p9_fid_new(struct p9_session *s, uint32_t fid, struct p9_fid **out)
 {
 	if (fid == P9_NOFID || fid >= P9_MAX_FIDS)

@@ -121,6 +121,7 @@ struct p9_msg {
 /* p9_fid.c */
 struct p9_fid *p9_fid_get(struct p9_session *s, uint32_t fid);
 struct p9_fid *p9_fid_get_file(struct p9_session *s, uint32_t fid, int *err);
+struct p9_fid *p9_fid_get_open(struct p9_session *s, uint32_t fid, int *err);
 int p9_fid_new(struct p9_session *s, uint32_t fid, struct p9_fid **out);
 void p9_fid_release(struct p9_fid *f);
 int p9_fid_clunk(struct p9_session *s, uint32_t fid);

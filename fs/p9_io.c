@@ -370,11 +370,9 @@ int p9_op_fsync(struct p9_msg *m)
 
 	if (p9_rbuf_error(&m->in))
 		return -EPROTO;
-	f = p9_fid_get_file(m->s, fid, &err);
+	f = p9_fid_get_open(m->s, fid, &err);
 	if (!f)
 		return err;
-	if (f->ofd < 0)
-		return -EBADF;
 	if ((datasync ? fdatasync(f->ofd) : fsync(f->ofd)) < 0)
 		return -errno;
 	return 0;
@@ -403,11 +401,9 @@ int p9_op_readdir(struct p9_msg *m)
 
 	if (p9_rbuf_error(&m->in))
 		return -EPROTO;
-	f = p9_fid_get_file(s, fid, &err);
+	f = p9_fid_get_open(s, fid, &err);
 	if (!f)
 		return err;
-	if (f->ofd < 0)
-		return -EBADF;
 	if (!S_ISDIR(f->mode))
 		return -ENOTDIR;
 	if (off > INT64_MAX)

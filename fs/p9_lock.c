@@ -197,11 +197,9 @@ int p9_op_lock(struct p9_msg *m)
 	err = parse_lock(&m->in, type, start, len, &fl);
 	if (err)
 		return err;
-	f = p9_fid_get_file(m->s, fid, &err);
+	f = p9_fid_get_open(m->s, fid, &err);
 	if (!f)
 		return err;
-	if (f->ofd < 0)
-		return -EBADF;
 	if (fcntl(f->ofd, F_OFD_SETLK, &fl) == 0) {
 		p9_put_u8(&m->out, P9_LOCK_SUCCESS);
 		return 0;
@@ -231,11 +229,9 @@ int p9_op_getlock(struct p9_msg *m)
 	err = parse_lock(&m->in, type, start, len, &fl);
 	if (err)
 		return err;
-	f = p9_fid_get_file(m->s, fid, &err);
+	f = p9_fid_get_open(m->s, fid, &err);
 	if (!f)
 		return err;
-	if (f->ofd < 0)
-		return -EBADF;
 	if (fcntl(f->ofd, F_OFD_GETLK, &fl) < 0)
 		return -errno;
 	if (fl.l_type == F_UNLCK) {
