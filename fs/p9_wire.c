@@ -26,43 +26,35 @@ static const uint8_t *take(struct p9_rbuf *r, size_t n)
 	return p;
 }
 
+/* Every 9P integer is little-endian: n bytes, or 0 (latched) if short. */
+static uint64_t get_le(struct p9_rbuf *r, size_t n)
+{
+	const uint8_t *p = take(r, n);
+	uint64_t v = 0;
+
+	for (size_t i = n; p && i > 0; i--)
+		v = v << 8 | p[i - 1];
+	return v;
+}
+
 uint8_t p9_get_u8(struct p9_rbuf *r)
 {
-	const uint8_t *p = take(r, 1);
-	return p ? p[0] : 0;
+	return (uint8_t)get_le(r, 1);
 }
 
 uint16_t p9_get_u16(struct p9_rbuf *r)
 {
-	const uint8_t *p = take(r, 2);
-	uint16_t v;
-
-	if (!p)
-		return 0;
-	memcpy(&v, p, 2);
-	return le16toh(v);
+	return (uint16_t)get_le(r, 2);
 }
 
 uint32_t p9_get_u32(struct p9_rbuf *r)
 {
-	const uint8_t *p = take(r, 4);
-	uint32_t v;
-
-	if (!p)
-		return 0;
-	memcpy(&v, p, 4);
-	return le32toh(v);
+	return (uint32_t)get_le(r, 4);
 }
 
 uint64_t p9_get_u64(struct p9_rbuf *r)
 {
-	const uint8_t *p = take(r, 8);
-	uint64_t v;
-
-	if (!p)
-		return 0;
-	memcpy(&v, p, 8);
-	return le64toh(v);
+	return get_le(r, 8);
 }
 
 void p9_get_str(struct p9_rbuf *r, struct p9_str *s)
@@ -128,39 +120,33 @@ void *p9_put_reserve(struct p9_wbuf *w, size_t n)
 	return p;
 }
 
+/* v as n little-endian bytes (nothing, latched, if they do not fit). */
+static void put_le(struct p9_wbuf *w, uint64_t v, size_t n)
+{
+	uint8_t *p = p9_put_reserve(w, n);
+
+	for (size_t i = 0; p && i < n; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
 void p9_put_u8(struct p9_wbuf *w, uint8_t v)
 {
-	uint8_t *p = p9_put_reserve(w, 1);
-
-	if (p)
-		*p = v;
+	put_le(w, v, 1);
 }
 
 void p9_put_u16(struct p9_wbuf *w, uint16_t v)
 {
-	uint8_t *p = p9_put_reserve(w, 2);
-
-	v = htole16(v);
-	if (p)
-		memcpy(p, &v, 2);
+	put_le(w, v, 2);
 }
 
 void p9_put_u32(struct p9_wbuf *w, uint32_t v)
 {
-	uint8_t *p = p9_put_reserve(w, 4);
-
-	v = htole32(v);
-	if (p)
-		memcpy(p, &v, 4);
+	put_le(w, v, 4);
 }
 
 void p9_put_u64(struct p9_wbuf *w, uint64_t v)
 {
-	uint8_t *p = p9_put_reserve(w, 8);
-
-	v = htole64(v);
-	if (p)
-		memcpy(p, &v, 8);
+	put_le(w, v, 8);
 }
 
 void p9_put_str(struct p9_wbuf *w, const char *s, size_t len)
@@ -221,7 +207,9 @@ size_t p9_iov_len(const struct iovec *iov, unsigned n)
 	return total;
 }
 
-size_t p9_iov_read(const struct iovec *iov, unsigned n, size_t off, void *dst, size_t len)
+/* Copies len bytes at off between iov and dst (from iov) or src (into iov). */
+static size_t iov_copy(const struct iovec *iov, unsigned n, size_t off, size_t len,
+		       void *dst, const void *src)
 {
 	size_t done = 0;
 
@@ -233,30 +221,24 @@ size_t p9_iov_read(const struct iovec *iov, unsigned n, size_t off, void *dst, s
 		size_t chunk = iov[i].iov_len - off;
 		if (chunk > len - done)
 			chunk = len - done;
-		memcpy((uint8_t *)dst + done, (const uint8_t *)iov[i].iov_base + off, chunk);
+		if (dst)
+			memcpy((uint8_t *)dst + done, (const uint8_t *)iov[i].iov_base + off, chunk);
+		else
+			memcpy((uint8_t *)iov[i].iov_base + off, (const uint8_t *)src + done, chunk);
 		done += chunk;
 		off = 0;
 	}
 	return done;
 }
 
+size_t p9_iov_read(const struct iovec *iov, unsigned n, size_t off, void *dst, size_t len)
+{
+	return iov_copy(iov, n, off, len, dst, NULL);
+}
+
 size_t p9_iov_write(const struct iovec *iov, unsigned n, size_t off, const void *src, size_t len)
 {
-	size_t done = 0;
-
-	for (unsigned i = 0; i < n && done < len; i++) {
-		if (off >= iov[i].iov_len) {
-			off -= iov[i].iov_len;
-			continue;
-		}
-		size_t chunk = iov[i].iov_len - off;
-		if (chunk > len - done)
-			chunk = len - done;
-		memcpy((uint8_t *)iov[i].iov_base + off, (const uint8_t *)src + done, chunk);
-		done += chunk;
-		off = 0;
-	}
-	return done;
+	return iov_copy(iov, n, off, len, NULL, src);
 }
 
 unsigned p9_iov_slice(const struct iovec *iov, unsigned n, size_t off, size_t len,
