@@ -41,45 +41,39 @@ size_t fuse_iov_total(const struct iovec *iov, unsigned n)
 	return t;
 }
 
-/* Scatter len bytes into the out iovecs from byte off; returns bytes copied. */
-size_t fuse_out_copy(const struct fs_req *req, size_t off, const void *src, size_t len)
+/* Copies len bytes at off between iov and dst (from iov) or src (into iov). */
+static size_t iov_copy(const struct iovec *iov, unsigned n, size_t off, size_t len,
+		       void *dst, const void *src)
 {
-	const uint8_t *p = src;
 	size_t done = 0;
 
-	for (unsigned i = 0; i < req->nout && done < len; i++) {
-		size_t l = req->out[i].iov_len;
+	for (unsigned i = 0; i < n && done < len; i++) {
+		size_t l = iov[i].iov_len;
 
 		if (off >= l) {
 			off -= l;
 			continue;
 		}
-		size_t n = l - off < len - done ? l - off : len - done;
-		memcpy((uint8_t *)req->out[i].iov_base + off, p + done, n);
-		done += n;
+		size_t k = l - off < len - done ? l - off : len - done;
+		if (dst)
+			memcpy((uint8_t *)dst + done, (const uint8_t *)iov[i].iov_base + off, k);
+		else
+			memcpy((uint8_t *)iov[i].iov_base + off, (const uint8_t *)src + done, k);
+		done += k;
 		off = 0;
 	}
 	return done;
 }
 
+/* Scatter len bytes into the out iovecs from byte off; returns bytes copied. */
+size_t fuse_out_copy(const struct fs_req *req, size_t off, const void *src, size_t len)
+{
+	return iov_copy(req->out, req->nout, off, len, NULL, src);
+}
+
 static size_t in_copy(const struct fs_req *req, size_t off, void *dst, size_t len)
 {
-	uint8_t *p = dst;
-	size_t done = 0;
-
-	for (unsigned i = 0; i < req->nin && done < len; i++) {
-		size_t l = req->in[i].iov_len;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		size_t n = l - off < len - done ? l - off : len - done;
-		memcpy(p + done, (const uint8_t *)req->in[i].iov_base + off, n); /* guest */
-		done += n;
-		off = 0;
-	}
-	return done;
+	return iov_copy(req->in, req->nin, off, len, dst, NULL); /* guest */
 }
 
 /* The iovecs covering [off, off+len) of iov; returns how many (<= max). */
