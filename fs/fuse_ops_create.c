@@ -31,6 +31,20 @@ static int need_dir(struct fuse_call *c)
 	return S_ISDIR(c->ino->type) ? 0 : -ENOTDIR;
 }
 
+/*
+ * MKNOD, MKDIR and LINK: the op's fixed argument (insize bytes, copied
+ * out) and the one name after it, made in the request's directory.
+ */
+static int dir_args(struct fuse_call *c, void *in, uint32_t insize, const char **name)
+{
+	uint32_t off = insize;
+	int r;
+
+	memcpy(in, c->arg, insize);
+	r = fuse_arg_name(c, &off, name);
+	return r ? r : need_dir(c);
+}
+
 FUSE_OP(symlink)
 {
 	const char *name, *target;
@@ -57,12 +71,9 @@ FUSE_OP(mknod)
 {
 	struct fuse_mknod_in in;
 	const char *name;
-	uint32_t off = sizeof(in);
-	int r;
+	int r = dir_args(c, &in, sizeof(in), &name);
 
-	memcpy(&in, c->arg, sizeof(in));
-	r = fuse_arg_name(c, &off, &name);
-	if (r || (r = need_dir(c)))
+	if (r)
 		return r;
 	mode_t mode = in.mode & ~in.umask;
 	switch (mode & S_IFMT) {
@@ -90,12 +101,9 @@ FUSE_OP(mkdir)
 {
 	struct fuse_mkdir_in in;
 	const char *name;
-	uint32_t off = sizeof(in);
-	int r;
+	int r = dir_args(c, &in, sizeof(in), &name);
 
-	memcpy(&in, c->arg, sizeof(in));
-	r = fuse_arg_name(c, &off, &name);
-	if (r || (r = need_dir(c)))
+	if (r)
 		return r;
 	if (mkdirat(c->ino->fd, name, in.mode & ~in.umask & 07777) < 0)
 		return -errno;
@@ -171,13 +179,10 @@ FUSE_OP(link)
 	struct fuse_link_in in;
 	struct fuse_inode *old;
 	const char *name;
-	uint32_t off = sizeof(in);
 	char num[16];
-	int r;
+	int r = dir_args(c, &in, sizeof(in), &name);
 
-	memcpy(&in, c->arg, sizeof(in));
-	r = fuse_arg_name(c, &off, &name);
-	if (r || (r = need_dir(c)))
+	if (r)
 		return r;
 	old = fuse_inode_get(&c->srv->it, in.oldnodeid);
 	if (!old)
