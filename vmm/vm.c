@@ -354,24 +354,27 @@ static int vm_setup_devices(struct vm *vm)
 	return 0;
 }
 
-/* Console input: bytes go to the UART; Ctrl-A x quits like QEMU's. */
-static void vm_console_input(struct vm *vm, bool *escape)
+/*
+ * Console input: bytes go to the UART; Ctrl-A x quits like QEMU's.
+ * Returns false once stdin is finished (end of file or an error).
+ */
+static bool vm_console_input(struct vm *vm, size_t room, bool *escape)
 {
 	uint8_t buf[SERIAL_RX_SIZE], out[SERIAL_RX_SIZE];
-	size_t room = serial_rx_room(&vm->serial), m = 0;
+	size_t m = 0;
 	ssize_t n;
 
-	if (room == 0)
-		return;
 	n = read(STDIN_FILENO, buf, room);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
 	if (n <= 0)
-		return;
+		return false;
 	for (ssize_t i = 0; i < n; i++) {
 		if (vm->tty_raw && *escape) {
 			*escape = false;
 			if (buf[i] == 'x') {
 				vm_request_stop(vm, 0, NULL);
-				return;
+				return true;
 			}
 			if (buf[i] != ESCAPE_CHAR)
 				continue;
@@ -382,6 +385,7 @@ static void vm_console_input(struct vm *vm, bool *escape)
 		out[m++] = buf[i];
 	}
 	serial_rx(&vm->serial, out, m);
+	return true;
 }
 
 static int vm_main_loop(struct vm *vm, int sfd)
@@ -389,13 +393,16 @@ static int vm_main_loop(struct vm *vm, int sfd)
 	bool stdin_open = vm->cfg.console == CONSOLE_STDIO, escape = false;
 
 	while (!atomic_load(&vm->stop_requested)) {
+		/* Read stdin only while the UART has room; when the guest is
+		 * not draining its input, look again every 10 ms. */
+		size_t room = stdin_open ? serial_rx_room(&vm->serial) : 0;
 		struct pollfd p[3] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = vm->stop_efd, .events = POLLIN },
-			{ .fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN },
+			{ .fd = room ? STDIN_FILENO : -1, .events = POLLIN },
 		};
 
-		if (poll(p, 3, serial_rx_room(&vm->serial) ? -1 : 10) < 0 && errno != EINTR)
+		if (poll(p, 3, stdin_open && !room ? 10 : -1) < 0 && errno != EINTR)
 			return vm_err(-errno, "poll: %s", strerror(errno));
 		if (p[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
@@ -403,10 +410,11 @@ static int vm_main_loop(struct vm *vm, int sfd)
 			if (read(sfd, &si, sizeof(si)) == sizeof(si))
 				vm_request_stop(vm, 128 + (int)si.ssi_signo, NULL);
 		}
-		if (p[2].revents & (POLLHUP | POLLERR | POLLNVAL))
-			stdin_open = false; /* e.g. </dev/null: keep running */
-		else if (p[2].revents & POLLIN)
-			vm_console_input(vm, &escape);
+		/* At end of input (e.g. </dev/null) the guest keeps running. */
+		if (p[2].revents & (POLLIN | POLLHUP | POLLERR))
+			stdin_open = vm_console_input(vm, room, &escape);
+		else if (p[2].revents & POLLNVAL)
+			stdin_open = false;
 	}
 	return 0;
 }
