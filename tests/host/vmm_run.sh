@@ -22,9 +22,15 @@ timeout 30 "$STAINLESS" run --kernel "$t/triple.elf" --mem 64M >/dev/null 2>"$t/
 [ $rc -eq 1 ] || fail "triple-fault guest: exit $rc, expected 1"
 grep -q "triple fault" "$t/err" || fail "triple-fault guest said: $(cat "$t/err")"
 
-"$STAINLESS" run --kernel "$t/spin.elf" --mem 64M --console "$t/spin.log" 2>"$t/err" &
+"$STAINLESS" run --kernel "$t/spin.elf" --mem 64M >"$t/spin.log" 2>"$t/err" </dev/null &
 pid=$!
 i=0; while ! grep -q S "$t/spin.log" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+# The main thread only waits (signals, console input, stop requests): with
+# stdin at end of file it must not spin. Allow 0.3 s of CPU in 2 s.
+sleep 2
+main_ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/task/$pid/stat")
+[ "$main_ticks" -le $(( $(getconf CLK_TCK) * 3 / 10 )) ] ||
+	{ kill -KILL $pid; fail "the main thread used $main_ticks ticks of CPU in 2 s with stdin at EOF"; }
 kill -TERM $pid
 i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
 kill -0 $pid 2>/dev/null && { kill -KILL $pid; fail "SIGTERM did not stop the VM within 5 s"; }
