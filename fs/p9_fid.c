@@ -83,6 +83,28 @@ int p9_fid_new(struct p9_session *s, uint32_t fid, struct p9_fid **out)
 	return 0;
 }
 
+/*
+ * Where a walk's result goes (Twalk, Txattrwalk): an empty file fid for
+ * f's user, f itself when newfid is the same number, else a new fid.
+ */
+int p9_fid_newfid(struct p9_session *s, struct p9_fid *f, uint32_t fid, uint32_t newfid,
+		  struct p9_fid **out)
+{
+	const struct p9_user *u = f->user;
+
+	if (newfid == fid) {
+		p9_fid_release(f);
+		f->kind = P9_FID_FILE;
+		*out = f;
+	} else {
+		int err = p9_fid_new(s, newfid, out);
+		if (err)
+			return err;
+	}
+	(*out)->user = u;
+	return 0;
+}
+
 /* Drops what a fid holds; the slot stays allocated for reuse. */
 void p9_fid_release(struct p9_fid *f)
 {

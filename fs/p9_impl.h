@@ -124,6 +124,8 @@ struct p9_fid *p9_fid_get_file(struct p9_session *s, uint32_t fid, int *err);
 struct p9_fid *p9_fid_get_open(struct p9_session *s, uint32_t fid, int *err);
 int p9_fid_new(struct p9_session *s, uint32_t fid, struct p9_fid **out);
 void p9_fid_release(struct p9_fid *f);
+int p9_fid_newfid(struct p9_session *s, struct p9_fid *f, uint32_t fid, uint32_t newfid,
+		  struct p9_fid **out);
 int p9_fid_clunk(struct p9_session *s, uint32_t fid);
 void p9_fid_clunk_all(struct p9_session *s);
 int p9_qid_from_stat(struct p9_session *s, const struct stat *st, struct p9_qid *q);

@@ -129,20 +129,11 @@ int p9_op_walk(struct p9_msg *m)
 	}
 	if (i == nwname) {
 		/* Whole walk done: newfid names the result (replacing fid if equal). */
-		const struct p9_user *u = f->user;
-		if (newfid == fid) {
-			p9_fid_release(f);
-			f->kind = P9_FID_FILE;
-			nf = f;
-			err = 0;
-		} else {
-			err = p9_fid_new(s, newfid, &nf);
-		}
+		err = p9_fid_newfid(s, f, fid, newfid, &nf);
 		if (err) {
 			close(cur);
 			return err;
 		}
-		nf->user = u;
 		nf->pfd = cur;
 		nf->mode = st.st_mode;
 	} else {

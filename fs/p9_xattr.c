@@ -84,18 +84,10 @@ int p9_op_xattrwalk(struct p9_msg *m)
 	err = fetch(path, name, &buf, &len);
 	if (err)
 		return err;
-	if (newfid == fid) {
-		const struct p9_user *u = f->user;
-		p9_fid_release(f);
-		f->user = u;
-		nf = f;
-	} else {
-		err = p9_fid_new(s, newfid, &nf);
-		if (err) {
-			free(buf);
-			return err;
-		}
-		nf->user = f->user;
+	err = p9_fid_newfid(s, f, fid, newfid, &nf);
+	if (err) {
+		free(buf);
+		return err;
 	}
 	nf->kind = P9_FID_XREAD;
 	nf->xbuf = buf;
