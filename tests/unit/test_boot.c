@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "tests/unit/boot_fixture.h"
+#include "tests/unit/check_main.h"
 #include "vmm/boot.h"
 #include "vmm/layout.h"
 
@@ -397,12 +398,5 @@ static Suite *boot_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(boot_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(boot_suite());
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/unit/check_main.h"
 #include "vmm/vcpu.h"
 
 #define HYPERVISOR (1u << 31)   /* leaf 1 ECX */
@@ -297,12 +298,5 @@ static Suite *cpuid_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(cpuid_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(cpuid_suite());
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "devices/dax.h"
+#include "tests/unit/check_main.h"
 
 #define WIN (64 * DAX_PAGE)
 
@@ -99,8 +100,6 @@ int main(void)
 {
 	Suite *s = suite_create("dax");
 	TCase *tc = tcase_create("dax");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, t_window_starts_zeroed);
@@ -108,9 +107,5 @@ int main(void)
 	tcase_add_test(tc, t_writable_mapping_writes_the_file);
 	tcase_add_test(tc, t_bad_ranges_refused);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(s);
 }

@@ -11,6 +11,8 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
+#include "tests/unit/check_main.h"
+
 START_TEST(init_negotiates)
 {
 	ck_assert_uint_eq(tf_init.major, 7);
@@ -460,8 +462,6 @@ int main(void)
 {
 	Suite *s = suite_create("fuse");
 	TCase *tc = tcase_create("ops");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, tf_setup, tf_teardown);
 	tcase_set_timeout(tc, 30);
@@ -477,10 +477,5 @@ int main(void)
 	tcase_add_test(tc, tmpfile_syncfs_statfs_access);
 	tcase_add_test(tc, creds_are_the_callers);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(s);
 }

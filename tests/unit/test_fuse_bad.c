@@ -10,6 +10,8 @@
 
 #include <limits.h>
 
+#include "tests/unit/check_main.h"
+
 /* The reply to raw bytes: its error, after checking the header. */
 static int raw(const void *bytes, size_t len, uint64_t unique)
 {
@@ -505,8 +507,6 @@ int main(void)
 {
 	Suite *s = suite_create("fuse_bad");
 	TCase *tc = tcase_create("bad_input");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, tf_setup, tf_teardown);
 	tcase_set_timeout(tc, 60);
@@ -525,10 +525,5 @@ int main(void)
 	tcase_add_test(tc, oversized_and_odd_requests);
 	tcase_add_test(tc, random_garbage);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(s);
 }

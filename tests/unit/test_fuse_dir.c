@@ -12,6 +12,8 @@
 #include <sys/mount.h>
 #include <sys/xattr.h>
 
+#include "tests/unit/check_main.h"
+
 static bool has_name(const uint8_t *buf, size_t len, const char *name, bool plus)
 {
 	for (size_t off = 0; off < len;) {
@@ -448,8 +450,6 @@ int main(void)
 {
 	Suite *s = suite_create("fuse_dir");
 	TCase *tc = tcase_create("dirs_and_shares");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, tf_setup, tf_teardown);
 	tcase_set_timeout(tc, 30);
@@ -463,10 +463,5 @@ int main(void)
 	tcase_add_test(tc, dax_hook);
 	tcase_add_test(tc, dax_readonly_refuses_writable_mappings);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(s);
 }

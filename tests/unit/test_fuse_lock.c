@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "tests/unit/check_main.h"
+
 /* --- a transport that records completions ------------------------------- */
 static pthread_mutex_t done_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
@@ -513,8 +515,6 @@ int main(void)
 {
 	Suite *s = suite_create("fuse_lock");
 	TCase *tc = tcase_create("locks_and_deferred");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, tf_setup, tf_teardown);
 	tcase_set_timeout(tc, 30);
@@ -529,10 +529,5 @@ int main(void)
 	tcase_add_test(tc, queues_in_parallel);
 	tcase_add_test(tc, lock_owners_are_bounded);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(s);
 }

@@ -13,6 +13,7 @@
 
 #include "devices/gmem.h"
 #include "mmio/bus.h"
+#include "tests/unit/check_main.h"
 
 #define BASE 0x100000ull
 #define SIZE 0x10000ull
@@ -448,12 +449,5 @@ static Suite *gmem_bus_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(gmem_bus_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(gmem_bus_suite());
 }

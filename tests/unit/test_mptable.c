@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "devices/gmem.h"
+#include "tests/unit/check_main.h"
 #include "vmm/layout.h"
 #include "vmm/mptable.h"
 
@@ -304,12 +305,5 @@ static Suite *mptable_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(mptable_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(mptable_suite());
 }

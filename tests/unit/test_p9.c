@@ -6,6 +6,7 @@
  * shares, and every bad input a client or guest can send. Each test fails
  * if the check it covers is removed. Operations: test_p9ops.c.
  */
+#include "tests/unit/check_main.h"
 #include "tests/unit/test_p9_client.h"
 
 #include <sys/mount.h>
@@ -502,12 +503,5 @@ static Suite *p9_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(p9_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(p9_suite());
 }

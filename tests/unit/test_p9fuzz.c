@@ -8,6 +8,7 @@
  * tag (or defer a lock), never crash (run it under SANITIZE=1), never touch
  * anything outside the share, and keep serving.
  */
+#include "tests/unit/check_main.h"
 #include "tests/unit/test_p9_client.h"
 
 static unsigned seed_state;
@@ -184,12 +185,5 @@ static Suite *p9fuzz_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(p9fuzz_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(p9fuzz_suite());
 }

@@ -6,6 +6,7 @@
  * cancelling a parked lock before Rflush, and session teardown answering
  * what is parked.
  */
+#include "tests/unit/check_main.h"
 #include "tests/unit/test_p9_client.h"
 
 #include <sys/wait.h>
@@ -222,12 +223,5 @@ static Suite *p9lock_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(p9lock_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(p9lock_suite());
 }

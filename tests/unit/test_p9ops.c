@@ -6,6 +6,7 @@
  * with resumable offsets, directory changes, attributes, xattrs. Locks:
  * test_p9lock.c.
  */
+#include "tests/unit/check_main.h"
 #include "tests/unit/test_p9_client.h"
 
 #include <sys/statfs.h>
@@ -578,12 +579,5 @@ static Suite *p9ops_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(p9ops_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(p9ops_suite());
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fs/p9_wire.h"
+#include "tests/unit/check_main.h"
 
 START_TEST(test_round_trip)
 {
@@ -274,12 +275,5 @@ static Suite *p9wire_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(p9wire_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(p9wire_suite());
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "devices/virtio_rng.h"
+#include "tests/unit/check_main.h"
 #include "tests/unit/fake_driver.h"
 
 #define FEAT_OK (VIRTIO_FEAT_VERSION_1 | VIRTIO_FEAT_EVENT_IDX | VIRTIO_FEAT_INDIRECT)
@@ -386,12 +387,5 @@ static Suite *rng_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(rng_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_main(rng_suite());
 }

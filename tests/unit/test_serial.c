@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/unit/check_main.h"
 #include "vmm/serial.h"
 
 /* Register offsets and bits, from the 16550A data sheet. */
@@ -468,12 +469,5 @@ static Suite *serial_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(serial_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(serial_suite());
 }

@@ -14,6 +14,7 @@
 
 #include "devices/virtio_9p.h"
 #include "devices/virtio_fs.h"
+#include "tests/unit/check_main.h"
 #include "tests/unit/fake_driver.h"
 
 #define FEAT_OK (VIRTIO_FEAT_VERSION_1 | VIRTIO_FEAT_EVENT_IDX | VIRTIO_FEAT_INDIRECT)
@@ -331,8 +332,6 @@ int main(void)
 {
 	Suite *s = suite_create("share_devices");
 	TCase *tc = tcase_create("share_devices");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
@@ -345,9 +344,5 @@ int main(void)
 	tcase_add_test(tc, t_fs_reset_forgets_the_session);
 	tcase_add_test(tc, t_9p_round_trip_and_reset_forgets_fids);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_main(s);
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 
+#include "tests/unit/check_main.h"
 #include "tests/unit/fake_driver.h"
 
 #define BASE 0xd0000000ULL
@@ -233,12 +234,5 @@ static Suite *kvm_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(kvm_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_main(kvm_suite());
 }

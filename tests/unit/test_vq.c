@@ -8,6 +8,7 @@
 #include <check.h>
 #include <errno.h>
 
+#include "tests/unit/check_main.h"
 #include "tests/unit/fake_driver.h"
 
 #define QSZ 8
@@ -540,12 +541,5 @@ static Suite *vq_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(vq_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_main(vq_suite());
 }
