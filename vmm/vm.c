@@ -534,6 +534,39 @@ out:
 	return vm->exit_code;
 }
 
+/*
+ * Every share keeps one O_PATH fd per inode the guest holds and sizes its
+ * inode table from RLIMIT_NOFILE (fs/fuse_server.c). At the usual soft
+ * limit of 1024 a guest could hold only ~576 inodes before every create or
+ * lookup failed with ENFILE (e2e fs-never: 10,000 files in a directory), so
+ * take the hard limit and, where allowed (root), fs.nr_open up to 1M, as
+ * virtiofsd does.
+ */
+int vm_raise_nofile(void)
+{
+	rlim_t want = 1 << 20;
+	unsigned long long nr;
+	struct rlimit rl;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &nr) == 1 && nr < want)
+			want = (rlim_t)nr;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want) {
+		struct rlimit up = { want, want };
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			return 0;
+	}
+	if (rl.rlim_cur == rl.rlim_max)
+		return 0;
+	rl.rlim_cur = rl.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &rl) < 0 ? -errno : 0;
+}
+
 int vm_run_main(int argc, char **argv)
 {
 	struct vm *vm = calloc(1, sizeof(*vm));
@@ -554,6 +587,7 @@ int vm_run_main(int argc, char **argv)
 		free(vm);
 		return rc < 0 ? 2 : 0;
 	}
+	vm_raise_nofile(); /* best effort: the shares then just hold fewer inodes */
 	rc = vm_run(vm, &t0);
 	free(vm);
 	return rc;

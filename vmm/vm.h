@@ -3,4 +3,7 @@
 #define STAINLESS_VMM_VM_H
 /* `stainless run ...`; argv[0] is "run". Returns the process exit code. */
 int vm_run_main(int argc, char **argv);
+/* Raises RLIMIT_NOFILE as far as allowed (the shares' inode tables are
+ * sized from it); 0 or -errno. */
+int vm_raise_nofile(void);
 #endif

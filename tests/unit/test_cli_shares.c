@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "fs/fs_options.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/cli_util.h"
 #include "vmm/cli.h"
+#include "vmm/vm.h"
 
 /* ---- --fs and --9p ----------------------------------------------------- */
 
@@ -422,6 +424,22 @@ START_TEST(test_fs_cache_names_round_trip)
 }
 END_TEST
 
+/* At a 64-fd soft limit a share's inode table held a few dozen inodes and
+ * the guest got ENFILE; `run` must raise it before creating the shares. */
+START_TEST(test_run_raises_nofile)
+{
+	struct rlimit rl, now;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	rl.rlim_cur = rl.rlim_max < 64 ? rl.rlim_max : 64;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	ck_assert_int_eq(vm_raise_nofile(), 0);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &now), 0);
+	ck_assert(now.rlim_cur >= rl.rlim_max);
+	ck_assert(now.rlim_cur == RLIM_INFINITY || now.rlim_cur > 64);
+}
+END_TEST
+
 static Suite *cli_shares_suite(void)
 {
 	Suite *s = suite_create("cli_shares");
@@ -443,6 +461,7 @@ static Suite *cli_shares_suite(void)
 	tcase_add_test(tc, test_9p_xattr_refused);
 	tcase_add_test(tc, test_share_spec_too_long_refused);
 	tcase_add_test(tc, test_share_count_limit);
+	tcase_add_test(tc, test_run_raises_nofile);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("parsers");
