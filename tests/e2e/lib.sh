@@ -9,16 +9,20 @@
 
 e2e_say() { echo "e2e: $*" >&2; }
 
-# e2e_build_images: builds (or finds cached) guest kernel, guest initramfs
-# and kvm-sanity; sets GUEST_KERNEL, GUEST_INITRD, KVM_SANITY.
+# e2e_build_images: builds (or finds cached) guest kernel, guest initramfs,
+# kvm-sanity and the share battery (fsbattery, also in the guest as
+# /bin/fsbattery); sets GUEST_KERNEL, GUEST_INITRD, KVM_SANITY, FSBATTERY.
 # Returns non-zero, having printed why, when a build fails.
 e2e_build_images() {
+	local fsb=()
 	GUEST_KERNEL=$("$TOP/guest-images/build-kernel") || return 1
+	FSBATTERY=$("$TOP/tests/e2e/build-fsbattery") || FSBATTERY=
+	[ -n "$FSBATTERY" ] && fsb=(--file "$FSBATTERY:/bin/fsbattery:0755")
 	GUEST_INITRD=$("$TOP/guest-images/build-initramfs" --name e2e-guest \
-		--init "$TOP/tests/e2e/guest-init" \
+		--init "$TOP/tests/e2e/guest-init" "${fsb[@]}" \
 		--tree "$TOP/tests/e2e/cases:/cases") || return 1
 	KVM_SANITY=$("$TOP/tests/e2e/build-kvm-sanity") || KVM_SANITY=
-	export GUEST_KERNEL GUEST_INITRD KVM_SANITY
+	export GUEST_KERNEL GUEST_INITRD KVM_SANITY FSBATTERY
 }
 
 # e2e_pick_mode: sets E2E_MODE_USED to direct or nested and E2E_MODE_WHY.
