@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #define FS_REQ_DEFERRED (-1)
@@ -54,5 +55,76 @@ struct fs_transport {
 	const struct fs_async_ops *async; /* NULL: no async I/O offered */
 	void *ctx;
 };
+
+/*
+ * What both servers do with a request's iovecs: the total length
+ * (saturating; a transport's lengths are checked, but be safe), copies at
+ * a byte offset, and slices that let preadv/pwritev reach them directly.
+ */
+static inline size_t fs_iov_len(const struct iovec *iov, unsigned n)
+{
+	size_t total = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (SIZE_MAX - total < iov[i].iov_len)
+			return SIZE_MAX;
+		total += iov[i].iov_len;
+	}
+	return total;
+}
+
+/* Copies up to len bytes at off out of iov into dst, or else into iov from src. */
+static inline size_t fs_iov_copy(const struct iovec *iov, unsigned n, size_t off, size_t len,
+				 void *dst, const void *src)
+{
+	size_t done = 0;
+
+	for (unsigned i = 0; i < n && done < len; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		size_t chunk = iov[i].iov_len - off;
+		if (chunk > len - done)
+			chunk = len - done;
+		if (dst)
+			memcpy((uint8_t *)dst + done, (const uint8_t *)iov[i].iov_base + off, chunk);
+		else
+			memcpy((uint8_t *)iov[i].iov_base + off, (const uint8_t *)src + done, chunk);
+		done += chunk;
+		off = 0;
+	}
+	return done;
+}
+
+/*
+ * Describes bytes [off, off+len) of iov as at most max entries in out.
+ * Returns the number of entries and sets *got (when not NULL) to the bytes
+ * covered, less than len when iov is shorter or max entries are not enough.
+ */
+static inline unsigned fs_iov_slice(const struct iovec *iov, unsigned n, size_t off, size_t len,
+				    struct iovec *out, unsigned max, size_t *got)
+{
+	unsigned k = 0;
+	size_t done = 0;
+
+	for (unsigned i = 0; i < n && done < len && k < max; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		size_t chunk = iov[i].iov_len - off;
+		if (chunk > len - done)
+			chunk = len - done;
+		out[k].iov_base = (uint8_t *)iov[i].iov_base + off;
+		out[k].iov_len = chunk;
+		k++;
+		done += chunk;
+		off = 0;
+	}
+	if (got)
+		*got = done;
+	return k;
+}
 
 #endif

@@ -31,72 +31,25 @@
 
 size_t fuse_iov_total(const struct iovec *iov, unsigned n)
 {
-	size_t t = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		if (iov[i].iov_len > SIZE_MAX - t)
-			return SIZE_MAX;
-		t += iov[i].iov_len;
-	}
-	return t;
-}
-
-/* Copies len bytes at off between iov and dst (from iov) or src (into iov). */
-static size_t iov_copy(const struct iovec *iov, unsigned n, size_t off, size_t len,
-		       void *dst, const void *src)
-{
-	size_t done = 0;
-
-	for (unsigned i = 0; i < n && done < len; i++) {
-		size_t l = iov[i].iov_len;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		size_t k = l - off < len - done ? l - off : len - done;
-		if (dst)
-			memcpy((uint8_t *)dst + done, (const uint8_t *)iov[i].iov_base + off, k);
-		else
-			memcpy((uint8_t *)iov[i].iov_base + off, (const uint8_t *)src + done, k);
-		done += k;
-		off = 0;
-	}
-	return done;
+	return fs_iov_len(iov, n);
 }
 
 /* Scatter len bytes into the out iovecs from byte off; returns bytes copied. */
 size_t fuse_out_copy(const struct fs_req *req, size_t off, const void *src, size_t len)
 {
-	return iov_copy(req->out, req->nout, off, len, NULL, src);
+	return fs_iov_copy(req->out, req->nout, off, len, NULL, src);
 }
 
 static size_t in_copy(const struct fs_req *req, size_t off, void *dst, size_t len)
 {
-	return iov_copy(req->in, req->nin, off, len, dst, NULL); /* guest */
+	return fs_iov_copy(req->in, req->nin, off, len, dst, NULL); /* guest */
 }
 
 /* The iovecs covering [off, off+len) of iov; returns how many (<= max). */
 int fuse_out_slice(const struct iovec *iov, unsigned n, size_t off, size_t len,
 		   struct iovec *dst, int max)
 {
-	int k = 0;
-
-	for (unsigned i = 0; i < n && len && k < max; i++) {
-		size_t l = iov[i].iov_len;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		size_t take = l - off < len ? l - off : len;
-		dst[k].iov_base = (uint8_t *)iov[i].iov_base + off;
-		dst[k].iov_len = take;
-		k++;
-		len -= take;
-		off = 0;
-	}
-	return k;
+	return (int)fs_iov_slice(iov, n, off, len, dst, max > 0 ? (unsigned)max : 0, NULL);
 }
 
 int fuse_reply_hdr(const struct fs_req *req, uint64_t unique, size_t payload)

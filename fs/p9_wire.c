@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fs/fs_req.h"
+
 void p9_rbuf_init(struct p9_rbuf *r, const void *p, size_t len)
 {
 	r->p = p;
@@ -196,71 +198,21 @@ void p9_put_hdr(void *buf, uint32_t size, uint8_t type, uint16_t tag)
 
 size_t p9_iov_len(const struct iovec *iov, unsigned n)
 {
-	size_t total = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		/* Saturate: a transport's lengths are checked, but be safe. */
-		if (SIZE_MAX - total < iov[i].iov_len)
-			return SIZE_MAX;
-		total += iov[i].iov_len;
-	}
-	return total;
-}
-
-/* Copies len bytes at off between iov and dst (from iov) or src (into iov). */
-static size_t iov_copy(const struct iovec *iov, unsigned n, size_t off, size_t len,
-		       void *dst, const void *src)
-{
-	size_t done = 0;
-
-	for (unsigned i = 0; i < n && done < len; i++) {
-		if (off >= iov[i].iov_len) {
-			off -= iov[i].iov_len;
-			continue;
-		}
-		size_t chunk = iov[i].iov_len - off;
-		if (chunk > len - done)
-			chunk = len - done;
-		if (dst)
-			memcpy((uint8_t *)dst + done, (const uint8_t *)iov[i].iov_base + off, chunk);
-		else
-			memcpy((uint8_t *)iov[i].iov_base + off, (const uint8_t *)src + done, chunk);
-		done += chunk;
-		off = 0;
-	}
-	return done;
+	return fs_iov_len(iov, n);
 }
 
 size_t p9_iov_read(const struct iovec *iov, unsigned n, size_t off, void *dst, size_t len)
 {
-	return iov_copy(iov, n, off, len, dst, NULL);
+	return fs_iov_copy(iov, n, off, len, dst, NULL);
 }
 
 size_t p9_iov_write(const struct iovec *iov, unsigned n, size_t off, const void *src, size_t len)
 {
-	return iov_copy(iov, n, off, len, NULL, src);
+	return fs_iov_copy(iov, n, off, len, NULL, src);
 }
 
 unsigned p9_iov_slice(const struct iovec *iov, unsigned n, size_t off, size_t len,
 		      struct iovec *out, unsigned max, size_t *got)
 {
-	unsigned k = 0;
-	size_t done = 0;
-
-	for (unsigned i = 0; i < n && done < len && k < max; i++) {
-		if (off >= iov[i].iov_len) {
-			off -= iov[i].iov_len;
-			continue;
-		}
-		size_t chunk = iov[i].iov_len - off;
-		if (chunk > len - done)
-			chunk = len - done;
-		out[k].iov_base = (uint8_t *)iov[i].iov_base + off;
-		out[k].iov_len = chunk;
-		k++;
-		done += chunk;
-		off = 0;
-	}
-	*got = done;
-	return k;
+	return fs_iov_slice(iov, n, off, len, out, max, got);
 }
