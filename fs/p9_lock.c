@@ -232,6 +232,12 @@ int p9_op_getlock(struct p9_msg *m)
 	f = p9_fid_get_open(m->s, fid, &err);
 	if (!f)
 		return err;
+	/* Linux's v9fs always asks with type UNLCK (posix_test_lock has
+	 * already overwritten the caller's type), which F_OFD_GETLK refuses
+	 * with EINVAL: probe for a write lock, which every lock conflicts
+	 * with. */
+	if (fl.l_type == F_UNLCK)
+		fl.l_type = F_WRLCK;
 	if (fcntl(f->ofd, F_OFD_GETLK, &fl) < 0)
 		return -errno;
 	if (fl.l_type == F_UNLCK) {

@@ -91,6 +91,18 @@ START_TEST(test_lock_held_by_host)
 	ck_assert_int_eq(read(ready[0], &c, 1), 1);
 	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_BLOCKED);
 	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_RDLCK, 0, 3, 1), P9_LOCK_BLOCKED);
+	/* Linux's client asks Tgetlock with type UNLCK (e2e p9: F_GETLK gave
+	 * EINVAL); the host's lock must be reported. */
+	struct p9_rbuf r;
+	begin(P9_TGETLOCK);
+	p9_put_u32(&W, 1);
+	p9_put_u8(&W, P9_LOCK_TYPE_UNLCK);
+	p9_put_u64(&W, 0);
+	p9_put_u64(&W, 0);
+	p9_put_u32(&W, 7);
+	put_str("g");
+	ck_assert_int_eq(call(&r), 0);
+	ck_assert_uint_eq(p9_get_u8(&r), P9_LOCK_TYPE_WRLCK);
 	ck_assert_int_eq(write(release[1], "x", 1), 1);
 	int status;
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
