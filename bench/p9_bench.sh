@@ -17,13 +17,15 @@
 # msize is 64 KiB for everyone: diod caps it there, and readdir figures are
 # only comparable when each Rreaddir may carry as much.
 #
-# Environment: O (build dir), ROUNDS (3), SECONDS_PER (3), OUT (docs/benchmarks).
+# Environment: O (build dir), ROUNDS (5), SECONDS_PER (2), OUT (docs/benchmarks).
+# Many short rounds: on 2 shared cores one sample can swing 3x with the
+# neighbours' load, and a median of five shrugs off two bad ones.
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
 STAINLESS=${STAINLESS:-$O/stainless}
 LOAD=${LOAD:-$O/bench/p9_load}
-ROUNDS=${ROUNDS:-3} SECONDS_PER=${SECONDS_PER:-3}
+ROUNDS=${ROUNDS:-5} SECONDS_PER=${SECONDS_PER:-2}
 OUT=${OUT:-docs/benchmarks}
 SERVERS="stainless diod-t1 diod"
 OPS="read4k write4k getattr walk readdir"
@@ -88,6 +90,7 @@ rotate() { # prints the servers starting at position $1
 RAW=$T/raw
 : >"$RAW"
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 START=$(date +%s)
 echo "p9_bench: $ROUNDS rounds x 10 rows x 3 servers, ${SECONDS_PER}s each" >&2
 for round in $(seq "$ROUNDS"); do
@@ -129,7 +132,7 @@ CPU_T=$(table server_cpu_us_per_op ":1" -v fmt=%.2f -v lower=1)
 mkdir -p "$OUT"
 REPORT=$(
 	echo "# p9_bench (make bench-9p): 9P2000.L socket servers side by side under bench/p9_load"
-	echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')  host: nproc=$(nproc)" \
+	echo "# date: $DATE0 (start)  host: nproc=$(nproc)" \
 	     "cpu='$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')' kernel=$(uname -r)"
 	echo "# stainless $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs 2>/dev/null || echo '+fs-changes')," \
 	     "diod $(dpkg-query -W -f '${Version}' diod 2>/dev/null)"
@@ -172,7 +175,7 @@ if command -v gnuplot >/dev/null; then
 	plot "$T/ops.dat" using 2:xtic(1) title "stainless 9p-serve", "" using 3 title "diod -t 1", "" using 4 title "diod (default threads)"
 	unset logscale y
 	set yrange [0:*]
-	set ylabel "server CPU-us per op"
+	set ylabel "server CPU-us per op (readdir: per entry)"
 	plot "$T/cpu.dat" using 2:xtic(1) title "stainless 9p-serve", "" using 3 title "diod -t 1", "" using 4 title "diod (default threads)"
 	unset multiplot
 	EOF
