@@ -115,6 +115,10 @@ deps:
 
 bench: $(BENCH_BINS)
 
+# Start-up cost beside QEMU microvm (nested test host where needed).
+bench-boot: all $(O)/bench/bootmeter
+	$(Q)O=$(O) bench/boot.sh
+
 # Virtqueue + worker floor: empty requests through the fake driver.
 bench-vq: $(O)/bench/vq_bench
 	$(Q)$(O)/bench/vq_bench

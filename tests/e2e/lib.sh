@@ -92,8 +92,11 @@ e2e_run_nested() {
 	local with=()
 	# Without a binary the host can still tell whether nested KVM works.
 	[ -x "$STAINLESS" ] && with=(--stainless "$STAINLESS")
+	# E2E_TESTHOST_EXTRA (an array a benchmark may set): more build-testhost
+	# arguments, e.g. --extra-bin for QEMU in bench/boot.sh.
 	{ read -r hk; read -r hi; } < <("$TOP/guest-images/build-testhost" \
-		--guest-kernel "$GUEST_KERNEL" --guest-initrd "$GUEST_INITRD" "${with[@]}")
+		--guest-kernel "$GUEST_KERNEL" --guest-initrd "$GUEST_INITRD" "${with[@]}" \
+		${E2E_TESTHOST_EXTRA[@]+"${E2E_TESTHOST_EXTRA[@]}"})
 	if [ -z "${hi:-}" ]; then
 		echo "STAINLESS-TESTHOST-FAIL building the test host failed" >"$log"
 		return 1

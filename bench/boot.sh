@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make bench-boot: what it costs to start a microVM, stainless beside QEMU's
+# microvm machine booting the same guest kernel and initramfs to the same
+# marker, in one run, rounds interleaved (bench/boot-inner.sh), medians and
+# ratios reported. Runs directly where /dev/kvm boots Linux, else inside the
+# nested test host (the same choice as the e2e tests), and says which.
+#
+# Figures: VMM start to first KVM_RUN (wall and CPU ms, stainless only:
+# QEMU prints no such event), start to the guest's init marker, CPU time of
+# the VMM's threads by then, and the VMM's resident memory without guest RAM
+# (both VMMs keep guest RAM in a shared memfd, left out by name).
+# Output: a table on stdout, raw lines and the table in docs/benchmarks/.
+#
+# Environment: ROUNDS (default 5), O, STAINLESS, E2E_MODE as for the e2e run.
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP" || exit 1
+: "${O:=build}" "${ROUNDS:=5}"
+case $O in /*) ;; *) O=$TOP/$O ;; esac
+STAINLESS=${STAINLESS:-$O/stainless}
+export STAINLESS
+. "$TOP/tests/e2e/lib.sh"
+
+qemu=$(command -v qemu-system-x86_64) || { echo "bench-boot: qemu-system-x86_64 missing (make deps)"; exit 1; }
+meter=$O/bench/bootmeter
+[ -x "$meter" ] && [ -x "$STAINLESS" ] || { echo "bench-boot: build first (make bench-boot does)"; exit 1; }
+e2e_build_images || exit 1
+e2e_pick_mode || exit 1
+e2e_say "mode: $E2E_MODE_USED -- $E2E_MODE_WHY"
+
+raw=$(mktemp)
+trap 'rm -f "$raw" "$raw.run"' EXIT
+if [ "$E2E_MODE_USED" = direct ]; then
+	sh bench/boot-inner.sh "$ROUNDS" "$GUEST_KERNEL" "$GUEST_INITRD" "$STAINLESS" \
+		"$meter" "$qemu" | tee "$raw"
+else
+	# The host runs /bench/run after its (no) e2e cases: QEMU, its
+	# firmware, the meter and the inner script are packed in.
+	printf '#!/bin/sh\nsh /bench/boot-inner.sh %s "$GUEST_KERNEL" "$GUEST_INITRD" "$STAINLESS" /bench/bootmeter /usr/bin/qemu-system-x86_64\n' \
+		"$ROUNDS" >"$raw.run"
+	E2E_TESTHOST_EXTRA=(--extra-bin "$qemu:/usr/bin/qemu-system-x86_64"
+		--extra-bin "$meter:/bench/bootmeter"
+		--extra-file "$TOP/bench/boot-inner.sh:/bench/boot-inner.sh"
+		--extra-file "$raw.run:/bench/run")
+	for f in bios-microvm.bin qboot.rom linuxboot_dma.bin kvmvapic.bin pvh.bin; do
+		E2E_TESTHOST_EXTRA+=(--extra-file "/usr/share/qemu/$f:/usr/share/qemu/$f")
+	done
+	E2E_HOST_TIMEOUT=$((300 + ROUNDS * 180)) e2e_run_nested "$raw.log"
+	grep '^BOOTBENCH' "$raw.log" >"$raw"
+	rm -f "$raw.log"*
+fi
+
+# VMM start-up alone does not need Linux: on this machine's own /dev/kvm
+# (whatever it is) the tiny ELF guest measures it without nesting costs.
+if [ -r /dev/kvm ] && [ -w /dev/kvm ] && tests/guests/build "$raw.tiny" 2>/dev/null; then
+	i=1
+	while [ "$i" -le "$ROUNDS" ]; do
+		line=$(STAINLESS_BOOT_TRACE=1 "$STAINLESS" run --kernel "$raw.tiny/hello.elf" \
+			--mem 256M </dev/null 2>&1 >/dev/null | sed -n 's/^boot-trace: first-kvm-run //p')
+		echo "BOOTBENCH vmm=stainless-tiny round=$i $line" |
+			sed 's/wall_ms=/first_run_wall_ms=/; s/cpu_ms=/first_run_cpu_ms=/' >>"$raw"
+		i=$((i + 1))
+	done
+	rm -rf "$raw.tiny"
+fi
+
+# median FIELD VMM: the median of FIELD over that VMM's BOOTBENCH lines.
+median() {
+	grep "vmm=$2 " "$raw" | tr ' ' '\n' | sed -n "s/^$1=//p" | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR == 0) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "n/a" || b == "n/a" || a == 0) print "n/a"; else printf "%.2fx\n", b / a }'; }
+mib() { awk -v k="$1" 'BEGIN { if (k == "n/a") print k; else printf "%.1f\n", k / 1024 }'; }
+
+n=$(grep -c 'vmm=stainless .*marker_ms=' "$raw")
+out=$TOP/docs/benchmarks/boot.txt
+{
+	echo "# make bench-boot, $(date -u +%Y-%m-%d), $E2E_MODE_USED mode ($E2E_MODE_WHY)"
+	echo "# host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "# guest: $(basename "$GUEST_KERNEL"), 1 vCPU, 256 MiB; $n interleaved rounds, medians; QEMU: $("$qemu" --version | head -n 1)"
+	printf '%-44s %12s %12s %10s\n' "metric (median)" stainless qemu-microvm "qemu/stn"
+	for row in "VMM start to first KVM_RUN, wall ms:first_run_wall_ms" \
+		"VMM start to first KVM_RUN, CPU ms:first_run_cpu_ms" \
+		"start to guest init marker, ms:marker_ms" \
+		"VMM CPU time until the marker, ms:cpu_ms"; do
+		s=$(median "${row#*:}" stainless) q=$(median "${row#*:}" qemu)
+		printf '%-44s %12s %12s %10s\n' "${row%%:*}" "$s" "$q" "$(ratio "$s" "$q")"
+	done
+	s=$(mib "$(median rss_kib stainless)") q=$(mib "$(median rss_kib qemu)")
+	printf '%-44s %12s %12s %10s\n' "VMM RSS without guest RAM, MiB" "$s" "$q" "$(ratio "$s" "$q")"
+	echo "# the same start-up on this machine's own /dev/kvm, tiny ELF guest (no nesting):"
+	printf '%-44s %12s\n' "VMM start to first KVM_RUN, wall ms" "$(median first_run_wall_ms stainless-tiny)"
+	printf '%-44s %12s\n' "VMM start to first KVM_RUN, CPU ms" "$(median first_run_cpu_ms stainless-tiny)"
+	printf '%-44s %12s\n' "VMM RSS at first KVM_RUN (anon+file), MiB" "$(mib "$(median rss_kib stainless-tiny)")"
+	echo "# anchor: Firecracker publishes <= 8 CPU ms VMM start and <= 5 MiB overhead"
+	echo "# raw:"
+	sed 's/^/# /' "$raw"
+} | tee "$out"
+[ "$n" -gt 0 ]
