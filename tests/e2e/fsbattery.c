@@ -12,6 +12,7 @@
  *           fsbattery ro-setup DIR | ro-verify DIR
  *           fsbattery sum FILE                 the big-file checksum
  *           fsbattery xattr-probe DIR          exit 0 if DIR keeps user.* xattrs
+ *           fsbattery falloc-probe DIR         exit 0 if DIR can fallocate
  * Built static (tests/e2e/build-fsbattery) so the same binary runs in the
  * guest initramfs and in the test host.
  */
@@ -59,9 +60,9 @@ void fsb_note(const char *fmt, ...)
 
 const char *fsb_path(const struct fsb *b, const char *fmt, ...)
 {
-	static char bufs[4][4096 + 64];
+	static char bufs[16][4096 + 64];
 	static unsigned next;
-	char *p = bufs[next++ % 4];
+	char *p = bufs[next++ % 16];
 	int n = snprintf(p, sizeof(bufs[0]), "%s/", b->dir);
 	va_list ap;
 
@@ -165,7 +166,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: fsbattery guest DIR virtiofs|9p [--xattr] [--mmap] [TEST...]\n"
 		"       fsbattery readonly DIR virtiofs|9p\n"
-		"       fsbattery hold DIR [SECONDS]\n"
+		"       fsbattery hold DIR [SECONDS] | mkmany DIR\n"
 		"       fsbattery verify DIR virtiofs|9p [--xattr] [--mmap]\n"
 		"       fsbattery ro-setup DIR | ro-verify DIR | sum FILE\n");
 	return 2;
@@ -243,6 +244,8 @@ int main(int argc, char **argv)
 	b.dir = argv[2];
 	if (strcmp(argv[1], "hold") == 0)
 		return fsb_host_hold(b.dir, argc > 3 ? atoi(argv[3]) : 300);
+	if (strcmp(argv[1], "mkmany") == 0)
+		return fsb_host_mkmany(b.dir);
 	if (strcmp(argv[1], "ro-setup") == 0)
 		return fsb_host_ro_setup(b.dir);
 	if (strcmp(argv[1], "ro-verify") == 0)
@@ -252,6 +255,17 @@ int main(int argc, char **argv)
 		int ok = setxattr(b.dir, "user.fsbattery-probe", "1", 1, 0) == 0;
 		if (ok)
 			removexattr(b.dir, "user.fsbattery-probe");
+		return !ok;
+	}
+	if (strcmp(argv[1], "falloc-probe") == 0) {
+		/* Exit 0 when DIR's filesystem can fallocate. */
+		char p[4200];
+		snprintf(p, sizeof(p), "%s/.falloc-probe", b.dir);
+		int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		int ok = fd >= 0 && fallocate(fd, 0, 0, 4096) == 0;
+		if (fd >= 0)
+			close(fd);
+		unlink(p);
 		return !ok;
 	}
 	if (strcmp(argv[1], "sum") == 0) {

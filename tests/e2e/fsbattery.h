@@ -30,7 +30,8 @@ extern const char *fsb_test;
 
 void fsb_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fsb_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* A path under the share; four rotating buffers, so a call may take two. */
+/* A path under the share, in one of 16 rotating buffers: a path used
+ * after more than 15 other calls must be copied. */
 const char *fsb_path(const struct fsb *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int fsb_write_file(const char *path, const void *data, size_t len, int mode);
@@ -56,7 +57,8 @@ uint64_t fsb_sum(uint64_t h, const void *buf, size_t len);
 #define FSB_MTIME_NSEC 123456789
 #define FSB_ATIME_SEC 999999999
 #define FSB_ATIME_NSEC 500000000
-#define FSB_MANY 10000
+#define FSB_MANY 10000 /* host-made entries in many/ */
+#define FSB_MADE 200   /* guest-made entries in made/ */
 #define FSB_SECRET_PREFIX "STAINLESS-HOST-SECRET"
 #define FSB_HOLD_DELAY 2 /* seconds the holder waits before releasing */
 
@@ -103,6 +105,7 @@ int fsb_guest_readonly(const struct fsb *b);
 
 /* Host side (fsbattery_host.c). */
 int fsb_host_hold(const char *dir, int timeout);
+int fsb_host_mkmany(const char *dir);
 int fsb_host_verify(const struct fsb *b);
 int fsb_host_ro_setup(const char *dir);
 int fsb_host_ro_verify(const char *dir);

@@ -48,9 +48,12 @@ err:
 
 int fsb_guest_readonly(const struct fsb *b)
 {
-	const char *f = fsb_path(b, "ro.txt"), *d = fsb_path(b, "rodir");
 	struct timespec ts[2] = { { 1, 0 }, { 1, 0 } };
-	char buf[256];
+	char buf[256], f[4200], d[4200];
+
+	/* Used throughout: fsb_path's buffers rotate. */
+	snprintf(f, sizeof(f), "%s/ro.txt", b->dir);
+	snprintf(d, sizeof(d), "%s/rodir", b->dir);
 	struct stat st;
 	ssize_t n;
 	int fd;
