@@ -11,6 +11,10 @@ case_setup() {
 	share_setup "$CASE_WORK/share" && holder_start "$CASE_WORK/share"
 }
 
+case_cleanup() {
+	share_cleanup "$CASE_WORK/share"
+}
+
 case_guest() {
 	mkdir -p /mnt/auto
 	mount -t virtiofs auto /mnt/auto || fail "mount -t virtiofs auto failed"

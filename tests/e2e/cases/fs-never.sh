@@ -13,6 +13,10 @@ case_setup() {
 	share_setup "$CASE_WORK/share" xattr && holder_start "$CASE_WORK/share"
 }
 
+case_cleanup() {
+	share_cleanup "$CASE_WORK/share"
+}
+
 case_guest() {
 	mkdir -p /mnt/never
 	mount -t virtiofs never /mnt/never || fail "mount -t virtiofs never failed"

@@ -16,6 +16,10 @@ case_setup() {
 	share_setup "$CASE_WORK/share" xattr && holder_start "$CASE_WORK/share"
 }
 
+case_cleanup() {
+	share_cleanup "$CASE_WORK/share"
+}
+
 case_guest() {
 	mkdir -p /mnt/p9
 	mount -t 9p -o "$P9_OPTS" p9 /mnt/p9 || fail "mount -t 9p p9 failed"
