@@ -62,7 +62,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 machine() {
-	echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')  host: nproc=$(nproc)" \
+	echo "# date: $DATE0 (start)  host: nproc=$(nproc)" \
 	     "cpu='$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')'" \
 	     "kernel=$(uname -r)"
 	echo "# stainless $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs 2>/dev/null || echo '+fs-changes')," \
@@ -101,6 +101,7 @@ done
 RAW=$T/raw
 : >"$RAW"
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 START=$(date +%s)
 echo "fuse_bench: $ROUNDS rounds x 8 fio jobs x 5 backends, ${RUNTIME}s each, then metadata" >&2
 
@@ -206,7 +207,7 @@ if command -v gnuplot >/dev/null; then
 	set yrange [1000:*]
 	set ylabel "ops/s (log)"
 	set xtics rotate by -30
-	set key top right
+	set key top left
 	set grid ytics
 	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never", \
 	     "" using 3 title "stainless cache=auto", \
