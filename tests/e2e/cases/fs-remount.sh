@@ -39,5 +39,5 @@ case_check() {
 		[ "$(cat "$s/$f" 2>/dev/null)" = $f ] || { echo "$f is not on the host"; return 1; }
 	done
 	[ -f "$s/keep/file.txt" ] || { echo "the battery's files are not on the host"; return 1; }
-	echo "fs-remount: three mounts and a device rebind in one boot; the host sees every write"
+	echo "fs-remount: three mounts and a device rebind in one boot; the host sees every write (shared boot: ${GUEST_SECS}s)"
 }

@@ -36,5 +36,5 @@ case_guest() {
 
 case_check() {
 	share_check "$CASE_WORK/share" 9p --mmap || return 1
-	echo "p9: battery passed in the guest (incl. after a device rebind); the host sees its files, xattrs, mmap data, 64 MiB checksum; secret untouched; locks held and released"
+	echo "p9: battery passed in the guest (incl. after a device rebind); the host sees its files, xattrs, mmap data, 64 MiB checksum; secret untouched; locks held and released (shared boot: ${GUEST_SECS}s)"
 }
