@@ -203,6 +203,7 @@ static int cmd_guest(struct fsb *b, int argc, char **argv)
 {
 	int failed = 0, ran = 0;
 	char keep[4200];
+	double t0 = fsb_now();
 
 	/* Modes in the checks are exact; the guest's init runs with 022. */
 	umask(0);
@@ -228,8 +229,8 @@ static int cmd_guest(struct fsb *b, int argc, char **argv)
 		failed += run_one(c, b);
 		ran++;
 	}
-	printf("%s %d of %d tests failed\n", failed ? "FAIL battery:" : "ok battery:", failed,
-	       ran);
+	printf("%s %d of %d tests failed (%.0fs)\n", failed ? "FAIL battery:" : "ok battery:",
+	       failed, ran, fsb_now() - t0);
 	return failed > 100 ? 100 : failed;
 }
 

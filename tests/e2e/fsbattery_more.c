@@ -439,6 +439,8 @@ static int t_locks(const struct fsb *b)
 	wp = fsb_now() - t0;
 	WANT(wp > FSB_HOLD_DELAY - 0.5, "F_SETLKW returned after %.2fs, before the host let go",
 	     wp);
+	/* Woken by the release, not by some later event. */
+	WANT(wp < FSB_HOLD_DELAY + 15, "F_SETLKW took %.1fs to notice the release", wp);
 	fl.l_type = F_UNLCK;
 	WANT_OK(fcntl(pfd, F_SETLK, &fl));
 	WANT_OK(fsb_write_file(fsb_path(b, "release-flock"), "", 0, 0644));
@@ -447,6 +449,8 @@ static int t_locks(const struct fsb *b)
 		WANT_OK(flock(ffd, LOCK_EX));
 		wf = fsb_now() - t0;
 		WANT(wf > FSB_HOLD_DELAY - 0.5, "flock(LOCK_EX) returned after %.2fs", wf);
+		WANT(wf < FSB_HOLD_DELAY + 15, "flock(LOCK_EX) took %.1fs to notice the release",
+		     wf);
 		WANT_OK(flock(ffd, LOCK_UN));
 	}
 	close(pfd);
