@@ -120,6 +120,12 @@ static void vm_serial_irq(void *ctx, int level)
 	kvm_irq_line(&vm->kvm, SERIAL_IRQ, level);
 }
 
+/* Device memory regions are placed on SHM_ALIGN boundaries. */
+static uint64_t shm_align_up(uint64_t v)
+{
+	return (v + SHM_ALIGN - 1) & ~(SHM_ALIGN - 1);
+}
+
 static int vm_create_memory(struct vm *vm)
 {
 	uint64_t mem = vm->cfg.mem, low = boot_low_ram(mem), high = boot_high_ram(mem);
@@ -156,7 +162,7 @@ static int vm_create_memory(struct vm *vm)
 	if (rc < 0)
 		return vm_err(rc, "KVM_SET_USER_MEMORY_REGION: %s", strerror(-rc));
 	/* Device memory (DAX windows) starts above all RAM. */
-	vm->next_shm_gpa = (HIGH_RAM_START + high + SHM_ALIGN - 1) & ~(SHM_ALIGN - 1);
+	vm->next_shm_gpa = shm_align_up(HIGH_RAM_START + high);
 	return 0;
 }
 
@@ -177,13 +183,14 @@ static int vm_place_shm(struct vm *vm, struct vm_virtio *v, const char *name)
 {
 	for (unsigned i = 0; i < v->dev->nr_shm; i++) {
 		struct virtio_shm *shm = &v->dev->shm[i];
-		uint64_t gpa = vm->next_shm_gpa, span = (shm->len + SHM_ALIGN - 1) & ~(SHM_ALIGN - 1);
+		uint64_t gpa = vm->next_shm_gpa, span = shm_align_up(shm->len);
+		unsigned bits = vm_phys_bits(vm);
 		int rc;
 
-		if (gpa + span > (1ull << vm_phys_bits(vm)))
+		if (gpa + span > (1ull << bits))
 			return vm_err(-ENOSPC, "%s: a %llu MiB window does not fit in the guest's "
 				      "%u-bit physical address space", name,
-				      (unsigned long long)(shm->len >> 20), vm_phys_bits(vm));
+				      (unsigned long long)(shm->len >> 20), bits);
 		rc = kvm_add_memslot(&vm->kvm, gpa, shm->len, shm->host);
 		if (rc == 0)
 			rc = vmmio_set_shm_base(v->transport, shm->id, gpa);
@@ -484,7 +491,7 @@ static int vm_run(struct vm *vm, const struct timespec *t0)
 	int sfd = -1, rc;
 
 	vm->mem_fd = vm->stop_efd = -1;
-	if (vm->cfg.cpus > 1 && vm->cfg.cpus > VM_CPUS_MAX)
+	if (vm->cfg.cpus == 0 || vm->cfg.cpus > VM_CPUS_MAX)
 		return vm_err(-EINVAL, "--cpus %u: too many", vm->cfg.cpus);
 	if ((rc = kvm_open(&vm->kvm, err, sizeof(err))) < 0)
 		return vm_err(rc, "%s", err);
