@@ -6,8 +6,9 @@
  *
  * mount(2) directly (we run as root; no fusermount), then MOUNT_READERS
  * reader threads, one per /dev/fuse fd (FUSE_DEV_IOC_CLONE gives each its
- * own fd on the same connection). Each request is read into a buffer, handled inline and the
- * reply written with one write(2). A parked request (SETLKW) keeps its
+ * own fd on the same connection). Each request is read into a buffer,
+ * handled inline and the reply written with one write(2); then the reader
+ * polls for the next one for a short window (--poll) before it sleeps. A parked request (SETLKW) keeps its
  * buffers and the reader takes fresh ones. SIGINT/SIGTERM unmount; an
  * external unmount ends the readers (ENODEV) and the program exits 0.
  */
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "fs/fs_options.h"
+#include "fs/fs_wait.h"
 #include "fs/fuse_server.h"
 
 /*
@@ -53,6 +55,7 @@ struct mount_req {
 struct reader {
 	struct fuse_server *srv;
 	int fd;
+	uint32_t poll_us;
 	pthread_t thread;
 	pthread_t main_thread;
 };
@@ -96,6 +99,8 @@ static void *reader_main(void *arg)
 	struct mount_req *m = mreq_new(rd->fd, size);
 
 	while (m) {
+		if (fs_wait_readable(rd->fd, rd->poll_us) < 0)
+			break;
 		ssize_t n = read(rd->fd, m->buf, size);
 
 		if (n < 0) {
@@ -149,6 +154,10 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 			o->xattr = true;
 		} else if (strcmp(a, "--writeback") == 0) {
 			o->writeback = true;
+		} else if (strcmp(a, "--poll") == 0 || strncmp(a, "--poll=", 7) == 0) {
+			const char *v = a[6] == '=' ? a + 7 : (++i < argc ? argv[i] : NULL);
+			if (fs_parse_poll(v, &o->poll_us))
+				return usage("--poll must be microseconds, 0 to 10000", v);
 		} else if (a[0] == '-' && a[1]) {
 			return usage("unknown option", a);
 		} else if (npos < 2) {
@@ -159,7 +168,8 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 	}
 	if (npos < 2)
 		return usage("usage: stainless fuse-mount DIR MOUNTPOINT "
-			     "[--cache never|auto|always] [--readonly] [--xattr] [--writeback]",
+			     "[--cache never|auto|always] [--readonly] [--xattr] [--writeback] "
+			     "[--poll USEC]",
 			     NULL);
 	*dir = pos[0];
 	*mnt = pos[1];
@@ -196,7 +206,7 @@ static void abort_conn(dev_t dev)
 	}
 }
 
-static int serve(struct fuse_server *srv, int fd, const char *mnt)
+static int serve(struct fuse_server *srv, int fd, const char *mnt, uint32_t poll_us)
 {
 	struct reader rd[MOUNT_READERS];
 	struct stat st;
@@ -219,7 +229,8 @@ static int serve(struct fuse_server *srv, int fd, const char *mnt)
 				break; /* one reader still serves */
 			}
 		}
-		rd[n] = (struct reader){ .srv = srv, .fd = rfd, .main_thread = pthread_self() };
+		rd[n] = (struct reader){ .srv = srv, .fd = rfd, .poll_us = poll_us,
+				      .main_thread = pthread_self() };
 		if (pthread_create(&rd[n].thread, NULL, reader_main, &rd[n])) {
 			if (rfd != fd)
 				close(rfd);
@@ -281,7 +292,7 @@ int fuse_mount_main(int argc, char **argv)
 		fuse_server_destroy(srv);
 		return 1;
 	}
-	r = serve(srv, fd, mnt);
+	r = serve(srv, fd, mnt, o.poll_us);
 	close(fd);
 	fuse_server_destroy(srv);
 	return r;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly]`: the
- * 9P2000.L server on a Unix stream socket, so clients nobody here wrote
- * (diod's tools, the kernel's trans=unix) can test the same server code
- * the virtio-9p device uses.
+ * `stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly]
+ * [--poll USEC]`: the 9P2000.L server on a Unix stream socket, so clients
+ * nobody here wrote (diod's tools, the kernel's trans=unix) can test the
+ * same server code the virtio-9p device uses.
  *
  * One thread per connection, one session per connection. A frame whose
  * size field cannot be a message (below the 7-byte header or above the
@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "fs/fs_options.h"
+#include "fs/fs_wait.h"
 #include "fs/p9_server.h"
 #include "fs/p9_wire.h"
 
@@ -41,6 +42,7 @@ struct p9_conns {
 	pthread_cond_t cond;
 	struct p9_conn *head;
 	unsigned n;
+	uint32_t poll_us;       /* how long a connection polls before it sleeps */
 };
 
 struct p9_conn {
@@ -200,6 +202,8 @@ static void *conn_thread(void *arg)
 			end -= start;
 			start = 0;
 		}
+		if (fs_wait_readable(c->fd, c->all->poll_us) < 0)
+			break;
 		ssize_t n = read(c->fd, in + end, incap - end);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -302,7 +306,7 @@ static int listen_on(const char *path)
 
 static void usage(FILE *f)
 {
-	fputs("usage: stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly]\n", f);
+	fputs("usage: stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly] [--poll USEC]\n", f);
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -363,6 +367,7 @@ int p9_serve_main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "msize", required_argument, NULL, 'm' },
 		{ "readonly", no_argument, NULL, 'r' },
+		{ "poll", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -389,12 +394,16 @@ int p9_serve_main(int argc, char **argv)
 		case 'r':
 			opts.readonly = true;
 			break;
+		case 'p':
+			if (fs_parse_poll(optarg, &opts.poll_us) < 0)
+				return fail("--poll must be microseconds, 0 to 10000, not '%s'", optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
 			return fail("bad option '%s' (usage: 9p-serve --socket PATH DIR "
-				    "[--msize BYTES] [--readonly])", argv[optind - 1]);
+				    "[--msize BYTES] [--readonly] [--poll USEC])", argv[optind - 1]);
 		}
 	}
 	if (!sock)
@@ -424,7 +433,8 @@ int p9_serve_main(int argc, char **argv)
 		p9_server_destroy(srv);
 		return 1;
 	}
-	struct p9_conns all = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	struct p9_conns all = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+				.poll_us = opts.poll_us };
 	err = serve(srv, &all, lfd, sfd);
 	close(lfd);
 	unlink(sock);

@@ -53,6 +53,9 @@ badcmd "dir is a file" "$H" "$MNT"
 badcmd "bad option" "$SRC" "$MNT" --bogus
 badcmd "bad cache" "$SRC" "$MNT" --cache sometimes
 badcmd "missing mountpoint" "$SRC"
+badcmd "poll too long" "$SRC" "$MNT" --poll 10001
+badcmd "poll not a number" "$SRC" "$MNT" --poll=soon
+badcmd "poll without value" "$SRC" "$MNT" --poll
 
 # --- mount -----------------------------------------------------------------
 "$STAINLESS" fuse-mount "$SRC" "$MNT" --xattr --cache auto &

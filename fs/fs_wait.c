@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Poll-then-sleep wait for the next request (see fs_wait.h). */
+#include "fs/fs_wait.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <time.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int fs_wait_readable(int fd, uint32_t poll_us)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint64_t deadline;
+
+	if (!poll_us)
+		return 0;
+	deadline = now_ns() + (uint64_t)poll_us * 1000u;
+	do {
+		if (poll(&p, 1, 0) != 0)
+			return 0;       /* ready, or an error the read will report */
+	} while (now_ns() < deadline);
+	while (poll(&p, 1, -1) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
