@@ -295,6 +295,7 @@ int fuse_handle_add(struct fuse_htable *t, int fd, int flags,
 	h = &t->slots[i];
 	h->fd = fd;
 	h->flags = flags;
+	h->dir_stamp = 0;
 	fuse_inode_ref(inode);
 	h->inode = inode;
 	atomic_store(&h->released, false);

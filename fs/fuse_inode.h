@@ -52,6 +52,7 @@ struct fuse_handle {
 	uint32_t idx;
 	uint32_t free_next;
 	pthread_mutex_t dir_mu; /* directories: one READDIR at a time */
+	uint64_t dir_stamp;     /* stamp of its last READDIR, under dir_mu (fuse_ops_dir.c) */
 };
 
 struct fuse_itable {

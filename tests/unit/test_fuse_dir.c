@@ -95,6 +95,73 @@ START_TEST(readdir_and_plus)
 }
 END_TEST
 
+/* One READDIR page: appends its names to seen[] (counting), returns the
+ * last offset in it, or 0 at the end. */
+static uint64_t read_page(uint64_t fh, uint64_t off, int seen[302], char *first, size_t flen)
+{
+	static uint8_t buf[2048];
+	struct fuse_read_in in = { .fh = fh, .offset = off, .size = 1024 };
+	uint64_t last = 0;
+
+	ck_assert_int_eq(tf_req(FUSE_READDIR, 1, &in, sizeof(in), NULL, NULL, buf, sizeof(buf)), 0);
+	for (size_t p = 0, len = tf_payload(); p < len;) {
+		const struct fuse_dirent *d = (const void *)(buf + p);
+		int i = 300;
+		if (d->namelen == 1 && d->name[0] == '.')
+			i = 300;
+		else if (d->namelen == 2 && memcmp(d->name, "..", 2) == 0)
+			i = 301;
+		else
+			ck_assert_int_eq(sscanf(d->name, "file_%03d", &i), 1);
+		if (p == 0 && first)
+			snprintf(first, flen, "%.*s", (int)d->namelen, d->name);
+		seen[i]++;
+		last = d->off;
+		p += FUSE_DIRENT_SIZE(d);
+	}
+	return last;
+}
+
+/*
+ * The continuation buffer (fs/fuse_ops_dir.c) serves only the handle and
+ * offset it was read for: a second handle asking for the same offset, or
+ * the first one rewinding, must get exactly the host's entries, with none
+ * missing and none twice.
+ */
+START_TEST(readdir_continuation_stays_in_place)
+{
+	struct fuse_open_in oi = { .flags = O_RDONLY };
+	struct fuse_open_out a, b;
+	char name[32], first[32], again[32];
+	int seen[302] = { 0 };
+
+	ck_assert_int_eq(mkdir(tf_path("dd"), 0755), 0);
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "dd/file_%03d", i);
+		tf_write_host(name, "x");
+	}
+	uint64_t dd = tf_nodeid(FUSE_ROOT_ID, "dd");
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, dd, &oi, sizeof(oi), NULL, NULL, &a, sizeof(a)), 0);
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, dd, &oi, sizeof(oi), NULL, NULL, &b, sizeof(b)), 0);
+
+	/* A reads one page (leaving entries behind), then rewinds: its first
+	 * page again, not what it left behind. */
+	int again_seen[302] = { 0 };
+	uint64_t off = read_page(a.fh, 0, again_seen, first, sizeof(first));
+	ck_assert_uint_ne(off, 0);
+	ck_assert_uint_eq(read_page(a.fh, 0, seen, again, sizeof(again)), off);
+	ck_assert_str_eq(again, first);
+
+	/* B, never read, goes on from A's offset. */
+	while ((off = read_page(b.fh, off, seen, NULL, 0)) != 0)
+		;
+	for (int i = 0; i < 302; i++)
+		ck_assert_msg(seen[i] == 1, "entry %d seen %d times", i, seen[i]);
+	ck_assert_int_eq(tf_release(a.fh, FUSE_RELEASEDIR), 0);
+	ck_assert_int_eq(tf_release(b.fh, FUSE_RELEASEDIR), 0);
+}
+END_TEST
+
 START_TEST(xattrs)
 {
 	char buf[256] = { 0 };
@@ -454,6 +521,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, tf_setup, tf_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, readdir_and_plus);
+	tcase_add_test(tc, readdir_continuation_stays_in_place);
 	tcase_add_test(tc, readdirplus_runs_as_caller);
 	tcase_add_test(tc, xattrs);
 	tcase_add_test(tc, cache_modes_and_writeback);
