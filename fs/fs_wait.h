@@ -9,11 +9,12 @@
 #include <stdint.h>
 
 /*
- * Returns once fd is readable (or has hung up / failed, which the read
- * that follows reports): polls without sleeping for up to poll_us
- * microseconds, then sleeps in poll(2). poll_us 0 returns at once and
- * leaves the waiting to a blocking read. Returns 0, or -errno from
- * poll(2) other than EINTR.
+ * Called when a non-blocking read found nothing (EAGAIN): returns once fd
+ * is readable (or has hung up / failed, which the next read reports).
+ * Polls without sleeping for up to poll_us microseconds, then sleeps in
+ * poll(2). While requests keep coming the reads alone carry them: this
+ * costs no system call per request. Returns 0, or -errno from poll(2)
+ * other than EINTR.
  */
 int fs_wait_readable(int fd, uint32_t poll_us);
 

@@ -99,12 +99,12 @@ static void *reader_main(void *arg)
 	struct mount_req *m = mreq_new(rd->fd, size);
 
 	while (m) {
-		if (fs_wait_readable(rd->fd, rd->poll_us) < 0)
-			break;
 		ssize_t n = read(rd->fd, m->buf, size);
 
 		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN || errno == ENOENT)
+			if (errno == EAGAIN && fs_wait_readable(rd->fd, rd->poll_us) == 0)
+				continue;
+			if (errno == EINTR || errno == ENOENT)
 				continue;
 			if (errno != ENODEV)
 				fprintf(stderr, "stainless: fuse-mount: /dev/fuse: %s\n",
@@ -222,7 +222,7 @@ static int serve(struct fuse_server *srv, int fd, const char *mnt, uint32_t poll
 		int rfd = fd;
 		if (i > 0) {
 			uint32_t master = (uint32_t)fd;
-			rfd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+			rfd = open("/dev/fuse", O_RDWR | O_CLOEXEC | O_NONBLOCK);
 			if (rfd < 0 || ioctl(rfd, FUSE_DEV_IOC_CLONE, &master) < 0) {
 				if (rfd >= 0)
 					close(rfd);
@@ -276,7 +276,8 @@ int fuse_mount_main(int argc, char **argv)
 		fprintf(stderr, "stainless: fuse-mount: %s: %s\n", dir, strerror(-r));
 		return 1;
 	}
-	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	/* Non-blocking reads: fs_wait_readable() does the waiting. */
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		fprintf(stderr, "stainless: fuse-mount: /dev/fuse: %s\n", strerror(errno));
 		fuse_server_destroy(srv);

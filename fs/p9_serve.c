@@ -202,9 +202,9 @@ static void *conn_thread(void *arg)
 			end -= start;
 			start = 0;
 		}
-		if (fs_wait_readable(c->fd, c->all->poll_us) < 0)
-			break;
-		ssize_t n = read(c->fd, in + end, incap - end);
+		ssize_t n = recv(c->fd, in + end, incap - end, MSG_DONTWAIT);
+		if (n < 0 && errno == EAGAIN && fs_wait_readable(c->fd, c->all->poll_us) == 0)
+			continue;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
