@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # bench-fuse: the seed fio jobs and three metadata rows against every host
 # FUSE backend side by side, in one invocation:
-#   st-never     stainless fuse-mount --cache never
+#   st-never     stainless fuse-mount --cache never (over io_uring, see below)
+#   st-dev       stainless fuse-mount --cache never --no-uring (/dev/fuse)
 #   st-auto      stainless fuse-mount --cache auto
 #   pthp-single  libfuse's passthrough_hp --nocache --single
 #   pthp-multi   libfuse's passthrough_hp --nocache (default thread pool)
 #   tmpfs        the share's own tmpfs, no FUSE (the ceiling)
-# All five are mounted at once over their own directories of one private
+# FUSE over io_uring (Linux 6.14+) is off by default in the fuse module;
+# the run switches its enable_uring on and restores it after, and says so
+# in the header. passthrough_hp from Debian's fuse3 3.14 cannot use it.
+# All backends are mounted at once over their own directories of one private
 # tmpfs; each round runs every job on every backend before the next job,
 # the backend order rotating per round, so load from the other engineers
 # on this machine falls on all of them alike. Prints medians over rounds
@@ -30,7 +34,9 @@ OUT=${OUT:-docs/benchmarks}
 JOBDIR=${FIO_JOBS:-/work/shared/reference/virtiofs-tests/fio-jobs}
 JOBS="randread-psync randread-libaio randwrite-psync randwrite-libaio
       randrw-psync randrw-libaio seqread-psync seqwrite-psync"
-BACKENDS="st-never st-auto pthp-single pthp-multi tmpfs"
+BACKENDS="st-never st-dev st-auto pthp-single pthp-multi tmpfs"
+URING_PARAM=/sys/module/fuse/parameters/enable_uring
+URING_OLD=
 
 die() { echo "fuse_bench: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (mount(2) of FUSE and tmpfs)"
@@ -57,6 +63,7 @@ cleanup() {
 	done
 	grep -q " $T/share " /proc/mounts && { umount "$T/share" 2>/dev/null || umount -l "$T/share"; }
 	rm -rf "$T"
+	[ -n "$URING_OLD" ] && echo "$URING_OLD" >"$URING_PARAM"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
@@ -68,6 +75,14 @@ machine() {
 	echo "# stainless $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs 2>/dev/null || echo '+fs-changes')," \
 	     "$(fio --version), passthrough_hp from Debian fuse3 $(pkg-config --modversion fuse3)"
 }
+
+if [ -w "$URING_PARAM" ]; then
+	URING_OLD=$(cat "$URING_PARAM")
+	echo Y >"$URING_PARAM"
+	URING_SAY="on (enable_uring set for this run)"
+else
+	URING_SAY="not in this kernel: st-never serves through /dev/fuse like st-dev"
+fi
 
 mkdir -p "$T/share"
 mount -t tmpfs -o size=4g tmpfs_bench "$T/share" ||
@@ -89,6 +104,7 @@ for b in $BACKENDS; do
 	mkdir -p "$mnt"
 	case $b in
 	st-never)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never 2>"$T/$b.err" & ;;
+	st-dev)      "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --no-uring 2>"$T/$b.err" & ;;
 	st-auto)     "$STAINLESS" fuse-mount "$src" "$mnt" --cache auto 2>"$T/$b.err" & ;;
 	pthp-single) "$PTHP" --foreground --nocache --single "$src" "$mnt" 2>"$T/$b.err" & ;;
 	pthp-multi)  "$PTHP" --foreground --nocache "$src" "$mnt" 2>"$T/$b.err" & ;;
@@ -103,7 +119,7 @@ RAW=$T/raw
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 START=$(date +%s)
-echo "fuse_bench: $ROUNDS rounds x 8 fio jobs x 5 backends, ${RUNTIME}s each, then metadata" >&2
+echo "fuse_bench: $ROUNDS rounds x 8 fio jobs x 6 backends, ${RUNTIME}s each, then metadata" >&2
 
 HZ=$(getconf CLK_TCK)
 cpu_ticks() { # utime+stime of a server, 0 for tmpfs (no server)
@@ -165,10 +181,10 @@ cpu_samples() {
 }
 TABLE=$(samples | awk -f bench/median_table.awk \
 	-v rows="randread-psync:1 randread-libaio:1 randwrite-psync:1 randwrite-libaio:1 randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-stat:1.5 meta-readdir:1.5 meta-create+unlink:1.5" \
-	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-auto tmpfs" -v judge=st-never)
+	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-dev st-auto tmpfs" -v judge=st-never)
 CPU_TABLE=$(cpu_samples | awk -f bench/median_table.awk -v lower=1 -v fmt=%.1f \
 	-v rows="randread-psync randread-libaio randwrite-psync randwrite-libaio randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-per-file" \
-	-v cols="st-never st-auto pthp-single pthp-multi" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-auto")
+	-v cols="st-never st-dev st-auto pthp-single pthp-multi" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-dev st-auto")
 
 mkdir -p "$OUT"
 {
@@ -180,6 +196,7 @@ mkdir -p "$OUT"
 	echo "# meta: bench/fuse_meta, $FILES files; stat and create+unlink in ops/s, readdir in entries/s"
 	echo "# anc = passthrough_hp's better mode (--nocache, --single or multi-thread) in this run;"
 	echo "# verdicts judge st-never (cache=never, the mode that matches --nocache); tmpfs/anc is the ceiling"
+	echo "# FUSE over io_uring: $URING_SAY"
 	echo "$TABLE"
 	echo
 	echo "## server CPU-us per I/O (fio rows) and per file (meta: create+stat+readdir+unlink); lower is better"
@@ -195,7 +212,7 @@ echo "$CPU_TABLE"
 
 if command -v gnuplot >/dev/null; then
 	# Medians only, one cluster per row, log scale: rows span 10^3..10^6.
-	echo "$TABLE" | awk 'NR > 1 { printf "%s", $1; for (i = 2; i <= 6; i++) printf " %s", ($i == "-" ? "NaN" : $i); print "" }' >"$T/plot.dat"
+	echo "$TABLE" | awk 'NR > 1 { printf "%s", $1; for (i = 2; i <= 7; i++) printf " %s", ($i == "-" ? "NaN" : $i); print "" }' >"$T/plot.dat"
 	gnuplot <<-EOF 2>>"$T/gnuplot.err" || echo "fuse_bench: gnuplot failed: $(cat "$T/gnuplot.err")" >&2
 	set terminal pngcairo size 1400,600 noenhanced
 	set output "$OUT/fuse_bench.png"
@@ -209,11 +226,12 @@ if command -v gnuplot >/dev/null; then
 	set xtics rotate by -30
 	set key top left
 	set grid ytics
-	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never", \
-	     "" using 3 title "stainless cache=auto", \
-	     "" using 4 title "passthrough_hp --nocache --single", \
-	     "" using 5 title "passthrough_hp --nocache (threads)", \
-	     "" using 6 title "tmpfs (no FUSE)"
+	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never (io_uring)", \
+	     "" using 3 title "stainless cache=never (/dev/fuse)", \
+	     "" using 4 title "stainless cache=auto", \
+	     "" using 5 title "passthrough_hp --nocache --single", \
+	     "" using 6 title "passthrough_hp --nocache (threads)", \
+	     "" using 7 title "tmpfs (no FUSE)"
 	EOF
 fi
 echo "fuse_bench: wrote $OUT/fuse_bench.txt and $OUT/fuse_bench.png in $(( $(date +%s) - START ))s" >&2

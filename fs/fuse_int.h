@@ -68,7 +68,7 @@ struct fuse_server {
 	pthread_mutex_t init_mu;
 	/* What INIT negotiated (written before initialized is set). */
 	uint32_t minor;
-	bool submounts, killpriv_v2, writeback, posix_locks, flock_locks;
+	bool submounts, killpriv_v2, writeback, posix_locks, flock_locks, io_uring;
 	uint32_t max_write;
 	uint64_t timeout_sec;     /* entry and attr validity */
 	/* Devices seen below the root: a tag keeps their st_ino apart. */

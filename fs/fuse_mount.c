@@ -33,6 +33,7 @@
 #include "fs/fs_options.h"
 #include "fs/fs_wait.h"
 #include "fs/fuse_server.h"
+#include "fs/fuse_uring.h"
 
 /*
  * One reader, like a virtqueue's one worker. Two readers blocked on the
@@ -52,8 +53,15 @@ struct mount_req {
 	uint8_t buf[]; /* in: size bytes, then out: size bytes */
 };
 
+/* What the readers share: the io_uring channel, once INIT allowed it. */
+struct channel {
+	bool want_uring;
+	struct fuse_uring *uring;
+};
+
 struct reader {
 	struct fuse_server *srv;
+	struct channel *ch;
 	int fd;
 	uint32_t poll_us;
 	pthread_t thread;
@@ -92,6 +100,26 @@ static void mount_complete(void *ctx, struct fs_req *req, uint32_t len)
 
 static const struct fs_transport mount_transport = { .complete = mount_complete };
 
+/*
+ * After the INIT answer (registration needs a set-up connection): when the
+ * kernel took FUSE_OVER_IO_URING, requests move to the per-CPU rings and
+ * this reader keeps FORGET and INTERRUPT, which need no polling.
+ */
+static void start_uring(struct reader *rd)
+{
+	int r;
+
+	if (!rd->ch->want_uring || rd->ch->uring || !fuse_server_io_uring(rd->srv))
+		return;
+	r = fuse_uring_start(&rd->ch->uring, rd->srv, rd->fd);
+	if (r) {
+		fprintf(stderr, "stainless: fuse-mount: io_uring channel: %s; "
+			"serving through /dev/fuse\n", strerror(-r));
+		return;
+	}
+	rd->poll_us = 0;
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader *rd = arg;
@@ -112,12 +140,16 @@ static void *reader_main(void *arg)
 			break;
 		}
 		m->in.iov_len = (size_t)n;
+		bool init = (size_t)n >= sizeof(struct fuse_in_header) &&
+			    ((struct fuse_in_header *)m->buf)->opcode == FUSE_INIT;
 		int r = fuse_server_handle(rd->srv, &m->req, &mount_transport);
 		if (r == FS_REQ_DEFERRED) {
 			m = mreq_new(rd->fd, size); /* the parked request keeps the old one */
 			continue;
 		}
 		send_reply(rd->fd, m->out.iov_base, (size_t)r);
+		if (init)
+			start_uring(rd);
 	}
 	free(m);
 	pthread_kill(rd->main_thread, SIGUSR1);
@@ -132,7 +164,7 @@ static int usage(const char *why, const char *what)
 }
 
 static int parse_args(int argc, char **argv, struct fs_options *o,
-		      const char **dir, const char **mnt)
+		      const char **dir, const char **mnt, bool *no_uring)
 {
 	const char *pos[2];
 	int npos = 0;
@@ -154,6 +186,8 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 			o->xattr = true;
 		} else if (strcmp(a, "--writeback") == 0) {
 			o->writeback = true;
+		} else if (strcmp(a, "--no-uring") == 0) {
+			*no_uring = true;
 		} else if (strcmp(a, "--poll") == 0 || strncmp(a, "--poll=", 7) == 0) {
 			const char *v = a[6] == '=' ? a + 7 : (++i < argc ? argv[i] : NULL);
 			if (fs_parse_poll(v, &o->poll_us))
@@ -169,7 +203,7 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 	if (npos < 2)
 		return usage("usage: stainless fuse-mount DIR MOUNTPOINT "
 			     "[--cache never|auto|always] [--readonly] [--xattr] [--writeback] "
-			     "[--poll USEC]",
+			     "[--poll USEC] [--no-uring]",
 			     NULL);
 	*dir = pos[0];
 	*mnt = pos[1];
@@ -206,7 +240,8 @@ static void abort_conn(dev_t dev)
 	}
 }
 
-static int serve(struct fuse_server *srv, int fd, const char *mnt, uint32_t poll_us)
+static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char *mnt,
+		 uint32_t poll_us)
 {
 	struct reader rd[MOUNT_READERS];
 	struct stat st;
@@ -229,7 +264,7 @@ static int serve(struct fuse_server *srv, int fd, const char *mnt, uint32_t poll
 				break; /* one reader still serves */
 			}
 		}
-		rd[n] = (struct reader){ .srv = srv, .fd = rfd, .poll_us = poll_us,
+		rd[n] = (struct reader){ .srv = srv, .ch = ch, .fd = rfd, .poll_us = poll_us,
 				      .main_thread = pthread_self() };
 		if (pthread_create(&rd[n].thread, NULL, reader_main, &rd[n])) {
 			if (rfd != fd)
@@ -251,6 +286,7 @@ static int serve(struct fuse_server *srv, int fd, const char *mnt, uint32_t poll
 		if (rd[i].fd != fd)
 			close(rd[i].fd);
 	}
+	fuse_uring_stop(ch->uring);
 	return n ? 0 : 1;
 }
 
@@ -258,12 +294,14 @@ int fuse_mount_main(int argc, char **argv)
 {
 	struct fuse_server *srv;
 	struct fs_options o;
+	struct channel ch = { 0 };
+	bool no_uring = false;
 	const char *dir = NULL, *mnt = NULL;
 	struct rlimit rl;
 	char opts[256];
 	int fd, r;
 
-	r = parse_args(argc, argv, &o, &dir, &mnt);
+	r = parse_args(argc, argv, &o, &dir, &mnt, &no_uring);
 	if (r || (r = check_dir("share", dir)) || (r = check_dir("mount point", mnt)))
 		return r;
 	/* The inode table is sized from this: one O_PATH fd per known inode. */
@@ -271,7 +309,9 @@ int fuse_mount_main(int argc, char **argv)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	r = fuse_server_create(&srv, dir, &o);
+	ch.want_uring = !no_uring && fuse_uring_enabled();
+	r = fuse_server_create_params(&srv, dir, &o,
+				      &(struct fuse_server_params){ .io_uring = ch.want_uring });
 	if (r) {
 		fprintf(stderr, "stainless: fuse-mount: %s: %s\n", dir, strerror(-r));
 		return 1;
@@ -293,8 +333,9 @@ int fuse_mount_main(int argc, char **argv)
 		fuse_server_destroy(srv);
 		return 1;
 	}
-	r = serve(srv, fd, mnt, o.poll_us);
+	r = serve(srv, &ch, fd, mnt, o.poll_us);
 	close(fd);
 	fuse_server_destroy(srv);
+	fuse_uring_free(ch.uring);  /* after parked requests got their answers */
 	return r;
 }

@@ -135,6 +135,11 @@ int fuse_reopen(struct fuse_server *s, int fd, int flags)
 	return r < 0 ? -errno : r;
 }
 
+bool fuse_server_io_uring(const struct fuse_server *s)
+{
+	return s->io_uring;
+}
+
 uint32_t fuse_open_flags_out(const struct fuse_server *s, bool dir)
 {
 	switch (s->opts.cache) {
@@ -176,7 +181,14 @@ static int op_init(struct fuse_call *c)
 	/* With a DAX window, say mappings may be placed at any page. */
 	if (s->params.dax)
 		want |= FUSE_MAP_ALIGNMENT;
-	uint64_t got = want & in.flags;
+	uint64_t offered = in.flags;
+	if (in.flags & FUSE_INIT_EXT)
+		offered |= (uint64_t)in.flags2 << 32;
+	if (s->params.io_uring)
+		want |= FUSE_OVER_IO_URING;
+	if (want >> 32)
+		want |= FUSE_INIT_EXT;      /* flags2 carries the high half */
+	uint64_t got = want & offered;
 
 	s->minor = in.minor < FUSE_OUR_MINOR ? in.minor : FUSE_OUR_MINOR;
 	s->submounts = got & FUSE_SUBMOUNTS;
@@ -186,7 +198,9 @@ static int op_init(struct fuse_call *c)
 	s->flock_locks = got & FUSE_FLOCK_LOCKS;
 	out.minor = s->minor;
 	out.max_readahead = in.max_readahead;
+	s->io_uring = got & FUSE_OVER_IO_URING;
 	out.flags = (uint32_t)got;
+	out.flags2 = (uint32_t)(got >> 32);
 	out.max_background = 64;
 	out.congestion_threshold = 48;
 	out.max_write = s->max_write;

@@ -41,6 +41,7 @@
 #define STAINLESS_FS_FUSE_SERVER_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "fs/fs_options.h"
@@ -64,6 +65,11 @@ struct fuse_dax_ops {
 	int (*remove_mapping)(void *ctx, uint64_t moffset, uint64_t len);
 };
 
+/* Kernels before 6.14 do not name it; the bit is the same everywhere. */
+#ifndef FUSE_OVER_IO_URING
+#define FUSE_OVER_IO_URING (1ULL << 41)
+#endif
+
 /* Knobs a front end or a test may set; zero means the default. */
 struct fuse_server_params {
 	uint32_t max_inodes;  /* O_PATH fds held for the client (ENFILE beyond) */
@@ -71,6 +77,8 @@ struct fuse_server_params {
 	uint32_t max_write;   /* largest WRITE/READ payload offered at INIT */
 	const struct fuse_dax_ops *dax; /* NULL: no DAX window */
 	void *dax_ctx;
+	/* Offer FUSE_OVER_IO_URING at INIT (fuse-mount's per-CPU rings). */
+	bool io_uring;
 	/* Test only: pretend every RWF_NOWAIT read would block. */
 	bool test_nowait_blocks;
 };
@@ -108,5 +116,8 @@ void fuse_server_destroy(struct fuse_server *srv);
 
 /* Largest request the server accepts (size receive buffers with this). */
 uint32_t fuse_server_max_request(const struct fuse_server *srv);
+
+/* After INIT: did the client accept FUSE_OVER_IO_URING (params.io_uring)? */
+bool fuse_server_io_uring(const struct fuse_server *srv);
 
 #endif

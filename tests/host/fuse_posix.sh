@@ -5,9 +5,33 @@
 # locks held by the host, mmap, a 10,000-entry readdir, sparse files,
 # O_TMPFILE, statx, a cp -a of a real tree, and what the share must not
 # let through. Exit 0 pass, 77 skip (last line says why), else fail.
+#
+# The battery runs once per channel fuse-mount can serve: /dev/fuse
+# (--no-uring) and FUSE over io_uring, for which the fuse module's
+# enable_uring is switched on for the run (and back after) and the test
+# checks that one ring per possible CPU is really open. A kernel without
+# CONFIG_FUSE_IO_URING gets the /dev/fuse run and a SKIP line for the other.
 set -u
 : "${STAINLESS:=$(pwd)/build/stainless}"
 HERE=$(cd "$(dirname "$0")" && pwd)
+URING_PARAM=/sys/module/fuse/parameters/enable_uring
+
+if [ -z "${FUSE_CHANNEL:-}" ]; then
+	FUSE_CHANNEL=dev sh "$0"; rc=$?
+	[ $rc -eq 0 ] || exit $rc
+	if [ ! -w "$URING_PARAM" ]; then
+		echo "SKIP io_uring channel: this kernel has no FUSE over io_uring ($URING_PARAM)"
+		exit 0
+	fi
+	old=$(cat "$URING_PARAM")
+	echo Y >"$URING_PARAM"
+	FUSE_CHANNEL=uring sh "$0"; rc=$?
+	echo "$old" >"$URING_PARAM"
+	exit $rc
+fi
+echo "# channel: $FUSE_CHANNEL"
+CHAN_ARGS=
+[ "$FUSE_CHANNEL" = dev ] && CHAN_ARGS=--no-uring
 
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root to mount(2) FUSE"
@@ -58,10 +82,19 @@ badcmd "poll not a number" "$SRC" "$MNT" --poll=soon
 badcmd "poll without value" "$SRC" "$MNT" --poll
 
 # --- mount -----------------------------------------------------------------
-"$STAINLESS" fuse-mount "$SRC" "$MNT" --xattr --cache auto &
+"$STAINLESS" fuse-mount "$SRC" "$MNT" --xattr --cache auto $CHAN_ARGS &
 PID=$!
 for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
 grep -q " $MNT " /proc/mounts || { echo "mount did not appear"; exit 1; }
+# The rings are set up after INIT, which the first access completes.
+ls "$MNT" >/dev/null
+rings() { ls -l /proc/"$PID"/fd 2>/dev/null | grep -c 'io_uring'; }
+cpus=$(awk -F- '{print $NF + 1}' /sys/devices/system/cpu/possible)
+if [ "$FUSE_CHANNEL" = uring ]; then
+	check "one io_uring per possible CPU ($cpus)" [ "$(rings)" -eq "$cpus" ]
+else
+	check "no io_uring with --no-uring" [ "$(rings)" -eq 0 ]
+fi
 
 # --- files and directories --------------------------------------------------
 echo "hello fuse" >"$MNT/f1"
@@ -187,7 +220,7 @@ check "SIGTERM exits 0" [ $rc -eq 0 ]
 check "SIGTERM unmounted" sh -c "! grep -q ' $MNT ' /proc/mounts"
 
 # --- an external umount ends it with 0 ---------------------------------------------
-"$STAINLESS" fuse-mount "$SRC" "$MNT" --readonly &
+"$STAINLESS" fuse-mount "$SRC" "$MNT" --readonly $CHAN_ARGS &
 PID=$!
 for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
 sh -c "echo x >'$MNT/ro'" 2>/dev/null && bad "readonly share accepted a write" || ok "readonly refuses writes"

@@ -58,6 +58,42 @@ START_TEST(init_versions)
 }
 END_TEST
 
+/* FUSE_OVER_IO_URING travels in flags2: offered only when asked and offered. */
+static uint32_t init_flags2(uint32_t flags, uint32_t flags2, uint32_t *out_flags)
+{
+	struct fuse_init_in in = { .major = 7, .minor = 38, .flags = flags, .flags2 = flags2 };
+	struct fuse_init_out out;
+
+	fuse_server_reset(srv);
+	ck_assert_int_eq(tf_req(FUSE_INIT, 0, &in, sizeof(in), NULL, NULL, &out, sizeof(out)), 0);
+	*out_flags = out.flags;
+	return out.flags2;
+}
+
+START_TEST(init_offers_io_uring)
+{
+	const uint32_t bit = (uint32_t)(FUSE_OVER_IO_URING >> 32);
+	struct fs_options o;
+	uint32_t f;
+
+	/* Not asked for (the default, and every device): never taken. */
+	ck_assert_uint_eq(init_flags2(FUSE_INIT_EXT, bit, &f) & bit, 0);
+	ck_assert(!fuse_server_io_uring(srv));
+
+	fs_options_default(&o);
+	tf_start(&o, &(struct fuse_server_params){ .io_uring = true }, false);
+	ck_assert_uint_eq(init_flags2(FUSE_INIT_EXT | FUSE_POSIX_LOCKS, bit, &f) & bit, bit);
+	ck_assert(f & FUSE_INIT_EXT);
+	ck_assert(f & FUSE_POSIX_LOCKS);
+	ck_assert(fuse_server_io_uring(srv));
+	/* A kernel that does not offer it (no flags2 at all): not taken. */
+	ck_assert_uint_eq(init_flags2(FUSE_POSIX_LOCKS, bit, &f) & bit, 0);
+	ck_assert(!fuse_server_io_uring(srv));
+	ck_assert_uint_eq(init_flags2(FUSE_INIT_EXT, 0, &f) & bit, 0);
+	ck_assert(!fuse_server_io_uring(srv));
+}
+END_TEST
+
 START_TEST(lookup_getattr_forget)
 {
 	struct fuse_entry_out e, e2;
@@ -467,6 +503,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, init_negotiates);
 	tcase_add_test(tc, init_versions);
+	tcase_add_test(tc, init_offers_io_uring);
 	tcase_add_test(tc, lookup_getattr_forget);
 	tcase_add_test(tc, setattr_all);
 	tcase_add_test(tc, symlink_readlink_mknod_mkdir);

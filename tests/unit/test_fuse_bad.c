@@ -10,6 +10,8 @@
 
 #include <limits.h>
 
+#include "fs/fuse_uring.h"
+
 #include "tests/unit/check_main.h"
 
 /* The reply to raw bytes: its error, after checking the header. */
@@ -464,6 +466,47 @@ START_TEST(oversized_and_odd_requests)
 }
 END_TEST
 
+/*
+ * fuse-mount's io_uring channel: the kernel writes the request's lengths
+ * into the entry; lengths that cannot describe a request in its buffers
+ * are refused before anything reads them.
+ */
+START_TEST(uring_entry_lengths_checked)
+{
+	static _Alignas(8) uint8_t hb[FUSE_URING_HDR_BLOCK], payload[4096];
+	struct fuse_in_header *h = (struct fuse_in_header *)hb;
+	uint32_t *psz = (uint32_t *)(hb + 256 + 16); /* ring_ent_in_out.payload_sz */
+	struct iovec in[3];
+
+	/* A LOOKUP: empty first argument, the name in the payload. */
+	*h = (struct fuse_in_header){ .len = sizeof(*h) + 6, .opcode = FUSE_LOOKUP };
+	*psz = 6;
+	ck_assert_int_eq(fuse_uring_request_iov(hb, payload, sizeof(payload), in), 0);
+	ck_assert_uint_eq(in[0].iov_len, sizeof(*h));
+	ck_assert_uint_eq(in[1].iov_len, 0);
+	ck_assert_ptr_eq(in[2].iov_base, payload);
+	ck_assert_uint_eq(in[2].iov_len, 6);
+	/* A GETATTR: its argument in the header block, no payload. */
+	h->len = sizeof(*h) + sizeof(struct fuse_getattr_in);
+	*psz = 0;
+	ck_assert_int_eq(fuse_uring_request_iov(hb, payload, sizeof(payload), in), 0);
+	ck_assert_ptr_eq(in[1].iov_base, hb + 128);
+	ck_assert_uint_eq(in[1].iov_len, sizeof(struct fuse_getattr_in));
+
+	h->len = sizeof(*h) - 1;                          /* shorter than a header */
+	ck_assert_int_eq(fuse_uring_request_iov(hb, payload, sizeof(payload), in), -EINVAL);
+	h->len = sizeof(*h) + 10;
+	*psz = 11;                                        /* payload beyond len */
+	ck_assert_int_eq(fuse_uring_request_iov(hb, payload, sizeof(payload), in), -EINVAL);
+	h->len = sizeof(*h) + 8192;
+	*psz = 8192;                                      /* beyond the buffer */
+	ck_assert_int_eq(fuse_uring_request_iov(hb, payload, sizeof(payload), in), -EINVAL);
+	h->len = sizeof(*h) + 129;
+	*psz = 0;                                         /* first argument > 128 */
+	ck_assert_int_eq(fuse_uring_request_iov(hb, payload, sizeof(payload), in), -EINVAL);
+}
+END_TEST
+
 START_TEST(random_garbage)
 {
 	uint32_t seed = 12345;
@@ -524,6 +567,7 @@ int main(void)
 	tcase_add_test(tc, symlinks_are_not_directories);
 	tcase_add_test(tc, oversized_and_odd_requests);
 	tcase_add_test(tc, random_garbage);
+	tcase_add_test(tc, uring_entry_lengths_checked);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }
