@@ -61,7 +61,7 @@ MAIN_OBJ   := $(O)/vmm/main.o
 UNIT_BINS  := $(UNIT_TESTS:%=$(O)/tests/unit/%)
 BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
-.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p
+.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p bench-guest
 all: $(O)/stainless
 
 $(O)/%.o: %.c
@@ -130,6 +130,11 @@ bench-fuse: $(O)/stainless $(O)/bench/fuse_meta
 # 9p servers side by side (stainless 9p-serve, diod) under bench/p9_load.
 bench-9p: $(O)/stainless $(O)/bench/p9_load
 	$(Q)O=$(O) bench/p9_bench.sh
+
+# In-guest fio over virtio-fs, DAX and 9p beside QEMU microvm's 9p and
+# virtiofsd (nested test host where needed).
+bench-guest: all
+	$(Q)O=$(O) bench/guest.sh
 
 clean:
 	rm -rf build build-asan build-tsan

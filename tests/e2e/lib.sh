@@ -81,7 +81,9 @@ e2e_run_direct() {
 # e2e_run_nested LOG CASE...: boots the test host once under QEMU TCG and
 # runs the cases inside it. The whole serial console goes to LOG (CRs
 # removed); verdicts and failure details are echoed as they arrive (the
-# whole console with E2E_VERBOSE=1). Bounded by E2E_HOST_TIMEOUT seconds.
+# whole console with E2E_VERBOSE=1; E2E_SHOW, an extended regex a benchmark
+# may set, echoes its own progress lines too). Bounded by E2E_HOST_TIMEOUT
+# seconds.
 e2e_run_nested() {
 	local log=$1 hk hi list secs t0 pidf
 	shift
@@ -129,7 +131,7 @@ e2e_run_nested() {
 			# QEMU's notes on CPUID bits TCG lacks are noise here.
 			grep --line-buffered -v "TCG doesn't support requested feature"
 		else
-			grep --line-buffered -E '^(PASS|FAIL|SKIP) e2e/|^  [|>] |STAINLESS-TESTHOST|Kernel panic'
+			grep --line-buffered -E "^(PASS|FAIL|SKIP) e2e/|^  [|>] |STAINLESS-TESTHOST|Kernel panic${E2E_SHOW:+|$E2E_SHOW}"
 		fi
 	} &
 	wait $!

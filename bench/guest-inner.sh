@@ -1,0 +1,171 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# guest-inner.sh: the measuring half of `make bench-guest`, run where KVM can
+# boot Linux (inside the nested test host here, or directly on real KVM, as
+# root). One tmpfs directory holds one fio file; every VMM shares that same
+# directory with its guest (bench/guest-init), which runs the seed fio jobs
+# on each of its mounts:
+#   stainless   st-fs   --fs cache=never            mount -t virtiofs
+#               st-dax  --fs cache=always,dax=SIZE  mount -t virtiofs -o dax
+#               st-9p   --9p msize=MSIZE            mount -t 9p
+#   QEMU microvm qemu-9p    its own virtio-9p-device (-fsdev local, passthrough)
+#                qemu-vfsd  vhost-user-fs-device + Debian's C virtiofsd,
+#                           cache=none, default thread pool (64)
+#                qemu-vfsd0 the same with --thread-pool-size=0 (inline)
+# Each round boots every VMM once (the VMM order flips every round) and
+# rotates the mount order inside each guest, so neither a VMM nor a mount
+# always runs first. A guest that does not finish is booted once more (both
+# attempts are reported). Prints the guests' GUESTFIO lines and one
+# GUESTBOOT line per boot for bench/guest.sh to reduce.
+#
+#   guest-inner.sh ROUNDS KERNEL INITRD STAINLESS QEMU VIRTIOFSD
+# Environment: SIZE_MB (fio file, 64), RUNTIME (s per job, 5), JOBS (comma
+# list), MSIZE (9p, 512000), DAX (window, 256M), MEM (guest RAM, 512M),
+# VMMS (stainless,qemu), GUEST_LOGLEVEL (4; a failed boot shows the
+# console's last lines). QEMU or VIRTIOFSD may be "-" (not available):
+# their columns stay empty and a GUESTFIO-NOTE says why.
+set -u
+rounds=$1 kernel=$2 initrd=$3 stainless=$4 qemu=$5 virtiofsd=$6
+size_mb=${SIZE_MB:-64} runtime=${RUNTIME:-5} msize=${MSIZE:-512000}
+dax=${DAX:-256M} mem=${MEM:-512M} vmms=$(echo "${VMMS:-stainless,qemu}" | tr ',' ' ') loglevel=${GUEST_LOGLEVEL:-4}
+jobs=${JOBS:-randread-psync,randread-libaio,randwrite-psync,randwrite-libaio}
+njobs=$(echo "$jobs" | tr ',' '\n' | grep -c .)
+work=/tmp/guestfio
+share=$work/share
+
+say() { echo "GUESTFIO-NOTE $*"; }
+
+mkdir -p "$share"
+mount -t tmpfs -o size=$((size_mb * 2 + 64))m guestfio "$share" || { say "cannot mount a tmpfs share"; exit 1; }
+dd if=/dev/zero of="$share/fio-file1" bs=1M count="$size_mb" 2>/dev/null || { say "cannot lay out fio-file1"; exit 1; }
+
+# rotate K A B C...: the words after K, starting at position K mod count.
+rotate() {
+	k=$1; shift
+	n=$#; k=$((k % n)); i=0; out=
+	for w in "$@"; do
+		[ $i -ge $k ] && out="$out $w"
+		i=$((i + 1))
+	done
+	i=0
+	for w in "$@"; do
+		[ $i -lt $k ] && out="$out $w"
+		i=$((i + 1))
+	done
+	echo $out
+}
+
+# boot VMM ROUND MOUNTS LIMIT CMD...: runs one guest to its DONE line (or
+# LIMIT seconds), then stops the VMM if it is still there; prints the guest's
+# result lines and a GUESTBOOT summary. Fails when the guest did not finish.
+boot() {
+	vmm=$1 r=$2 mounts=$3 limit=$4; shift 4
+	log=$work/$vmm.log
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	"$@" </dev/null >"$log" 2>&1 &
+	pid=$!
+	n=0
+	while kill -0 "$pid" 2>/dev/null; do
+		grep -q '^GUESTFIO-DONE' "$log" && break
+		n=$((n + 1))
+		[ $n -ge $((limit * 2)) ] && break
+		sleep 0.5
+	done
+	# Give stainless its own reboot exit; QEMU's microvm is stopped here.
+	for _ in 1 2 3 4 5 6; do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	done_line=$(tr -d '\r' <"$log" | grep -m1 '^GUESTFIO-DONE')
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	if [ -n "$done_line" ]; then
+		tr -d '\r' <"$log" | grep -E '^GUESTFIO' | grep -v '^GUESTFIO-DONE'
+		echo "GUESTBOOT vmm=$vmm round=$r wall_s=$secs ${done_line#GUESTFIO-DONE vmm=$vmm round=$r }"
+		return 0
+	fi
+	# Results of a guest that did not finish are shown, not counted.
+	tr -d '\r' <"$log" | grep -E '^GUESTFIO' | sed 's/^GUESTFIO /GUESTFIO-PARTIAL /'
+	echo "GUESTBOOT vmm=$vmm round=$r wall_s=$secs unfinished"
+	tr -d '\r' <"$log" | grep -v '^GUESTFIO' | tail -n 25 | sed "s/^/GUESTFIO-LOG vmm=$vmm: /"
+	return 1
+}
+
+cmdline() { # VMM ROUND MOUNTS
+	echo "console=ttyS0 reboot=k panic=-1 loglevel=$loglevel bench.vmm=$1 bench.round=$2 bench.mounts=$3 bench.jobs=$jobs bench.size=${size_mb}M bench.runtime=$runtime bench.msize=$msize"
+}
+
+# Per guest: every job on every mount, plus boot and fio start-up.
+limit=$((120 + njobs * 3 * (runtime + 40)))
+
+run_stainless() { # ROUND
+	m=$(rotate $(($1 - 1)) st-fs=virtiofs:fsnever st-dax=virtiofs-dax:fsdax st-9p=9p:p9 | tr ' ' ',')
+	boot stainless "$1" "$m" "$limit" "$stainless" run --kernel "$kernel" --initrd "$initrd" \
+		--mem "$mem" --cpus 1 --cmdline "$(cmdline stainless "$1" "$m")" --console stdio \
+		--fs "fsnever=$share,cache=never" --fs "fsdax=$share,cache=always,dax=$dax" \
+		--9p "p9=$share,msize=$msize"
+}
+
+# QEMU's microvm with acpi=off announces its virtio-mmio devices on the
+# command line, as stainless does. Its virtio-mmio is the legacy (version 1)
+# register layout unless told otherwise, which libvhost-user refuses
+# ("virtio legacy devices aren't supported"); force-legacy=false gives
+# version 2, the transport stainless has. Guest RAM is a shared memfd,
+# which vhost-user needs (virtiofsd maps it). Each virtiofsd serves one
+# connection and exits when QEMU goes.
+run_qemu() { # ROUND
+	vfsd_args= vfsd_mounts= pids=
+	if [ "$virtiofsd" != - ]; then
+		for p in 64 0; do
+			sock=$work/vfsd$p.sock
+			rm -f "$sock"
+			MALLOC_ARENA_MAX=8 "$virtiofsd" --socket-path="$sock" -o source="$share" \
+				-o cache=none --thread-pool-size=$p >"$work/vfsd$p.log" 2>&1 &
+			pids="$pids $!"
+			n=0
+			while [ ! -S "$sock" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+			if [ ! -S "$sock" ]; then
+				say "virtiofsd --thread-pool-size=$p did not start: $(tail -n 2 "$work/vfsd$p.log" | tr '\n' ' ')"
+				continue
+			fi
+			if [ $p = 64 ]; then name=qemu-vfsd; else name=qemu-vfsd$p; fi
+			vfsd_args="$vfsd_args -chardev socket,id=vfsd$p,path=$sock -device vhost-user-fs-device,chardev=vfsd$p,tag=vfsd$p"
+			vfsd_mounts="$vfsd_mounts $name=virtiofs:vfsd$p"
+		done
+	fi
+	m=$(rotate $(($1 - 1)) qemu-9p=9p:p9 $vfsd_mounts | tr ' ' ',')
+	# shellcheck disable=SC2086 # vfsd_args is a word list
+	boot qemu "$1" "$m" "$limit" "$qemu" -M microvm,acpi=off,memory-backend=mem \
+		-global virtio-mmio.force-legacy=false -object "memory-backend-memfd,id=mem,size=$mem,share=on" \
+		-enable-kvm -cpu host -smp 1 -m "$mem" -nodefaults -no-user-config \
+		-nographic -serial stdio -kernel "$kernel" -initrd "$initrd" \
+		-append "$(cmdline qemu "$1" "$m")" \
+		-fsdev "local,id=p9,path=$share,security_model=passthrough" \
+		-device virtio-9p-device,fsdev=p9,mount_tag=p9 $vfsd_args
+	rc=$?
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	if [ $rc -ne 0 ]; then
+		for p in 64 0; do
+			[ -s "$work/vfsd$p.log" ] && tail -n 5 "$work/vfsd$p.log" | sed "s/^/GUESTFIO-LOG virtiofsd-$p: /"
+		done
+	fi
+	return $rc
+}
+
+say "share: tmpfs, fio-file1 ${size_mb} MiB; guests: 1 vCPU, $mem; $rounds rounds of $njobs jobs, ${runtime}s each"
+[ "$qemu" = - ] && say "SKIP qemu: no qemu-system-x86_64 here"
+[ "$virtiofsd" = - ] && say "SKIP qemu-vfsd: no virtiofsd (/usr/lib/qemu/virtiofsd, qemu-system-common)"
+i=1
+while [ "$i" -le "$rounds" ]; do
+	if [ $((i % 2)) -eq 1 ]; then order="stainless qemu"; else order="qemu stainless"; fi
+	for v in $order; do
+		case " $vmms " in *" $v "*) ;; *) continue ;; esac
+		[ "$v" = qemu ] && [ "$qemu" = - ] && continue
+		"run_$v" "$i" || { say "retrying $v round $i once"; "run_$v" "$i"; }
+	done
+	i=$((i + 1))
+done
+umount "$share"
