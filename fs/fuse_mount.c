@@ -64,9 +64,18 @@ struct reader {
 	struct channel *ch;
 	int fd;
 	uint32_t poll_us;
+	bool forgets_only;      /* the rings carry requests; this fd FORGET/INTERRUPT */
 	pthread_t thread;
 	pthread_t main_thread;
 };
+
+/*
+ * With the rings serving requests, what still comes through /dev/fuse is
+ * FORGET (by the thousand when files are unlinked) and the rare INTERRUPT.
+ * Waiting this long once something arrives lets the kernel hand the
+ * forgets over as one BATCH_FORGET instead of waking us for each.
+ */
+#define FORGET_BATCH_US 1000
 
 static struct mount_req *mreq_new(int fd, size_t size)
 {
@@ -118,6 +127,7 @@ static void start_uring(struct reader *rd)
 		return;
 	}
 	rd->poll_us = 0;
+	rd->forgets_only = true;
 }
 
 static void *reader_main(void *arg)
@@ -130,8 +140,11 @@ static void *reader_main(void *arg)
 		ssize_t n = read(rd->fd, m->buf, size);
 
 		if (n < 0) {
-			if (errno == EAGAIN && fs_wait_readable(rd->fd, rd->poll_us) == 0)
+			if (errno == EAGAIN && fs_wait_readable(rd->fd, rd->poll_us) == 0) {
+				if (rd->forgets_only)
+					usleep(FORGET_BATCH_US);
 				continue;
+			}
 			if (errno == EINTR || errno == ENOENT)
 				continue;
 			if (errno != ENODEV)
