@@ -16,17 +16,18 @@
 # Each round boots every VMM once (the VMM order flips every round) and
 # rotates the mount order inside each guest, so neither a VMM nor a mount
 # always runs first. A guest that does not finish is booted once more (both
-# attempts are reported). Prints the guests' GUESTFIO lines and one
-# GUESTBOOT line per boot for bench/guest.sh to reduce.
+# attempts are reported). Prints the guests' GUESTFIO lines, one GUESTBOOT
+# line per boot and GUESTROUND-DONE N after each round for bench/guest.sh
+# to reduce (and to resume from, should the test host itself die).
 #
-#   guest-inner.sh ROUNDS KERNEL INITRD STAINLESS QEMU VIRTIOFSD
+#   guest-inner.sh ROUNDS KERNEL INITRD STAINLESS QEMU VIRTIOFSD [FIRST_ROUND]
 # Environment: SIZE_MB (fio file, 64), RUNTIME (s per job, 5), JOBS (comma
 # list), MSIZE (9p, 512000), DAX (window, 256M), MEM (guest RAM, 512M),
 # VMMS (stainless,qemu), GUEST_LOGLEVEL (4; a failed boot shows the
 # console's last lines). QEMU or VIRTIOFSD may be "-" (not available):
 # their columns stay empty and a GUESTFIO-NOTE says why.
 set -u
-rounds=$1 kernel=$2 initrd=$3 stainless=$4 qemu=$5 virtiofsd=$6
+rounds=$1 kernel=$2 initrd=$3 stainless=$4 qemu=$5 virtiofsd=$6 first=${7:-1}
 size_mb=${SIZE_MB:-64} runtime=${RUNTIME:-5} msize=${MSIZE:-512000}
 dax=${DAX:-256M} mem=${MEM:-512M} vmms=$(echo "${VMMS:-stainless,qemu}" | tr ',' ' ') loglevel=${GUEST_LOGLEVEL:-4}
 jobs=${JOBS:-randread-psync,randread-libaio,randwrite-psync,randwrite-libaio}
@@ -158,7 +159,7 @@ run_qemu() { # ROUND
 say "share: tmpfs, fio-file1 ${size_mb} MiB; guests: 1 vCPU, $mem; $rounds rounds of $njobs jobs, ${runtime}s each"
 [ "$qemu" = - ] && say "SKIP qemu: no qemu-system-x86_64 here"
 [ "$virtiofsd" = - ] && say "SKIP qemu-vfsd: no virtiofsd (/usr/lib/qemu/virtiofsd, qemu-system-common)"
-i=1
+i=$first
 while [ "$i" -le "$rounds" ]; do
 	if [ $((i % 2)) -eq 1 ]; then order="stainless qemu"; else order="qemu stainless"; fi
 	for v in $order; do
@@ -166,6 +167,7 @@ while [ "$i" -le "$rounds" ]; do
 		[ "$v" = qemu ] && [ "$qemu" = - ] && continue
 		"run_$v" "$i" || { say "retrying $v round $i once"; "run_$v" "$i"; }
 	done
+	echo "GUESTROUND-DONE $i"
 	i=$((i + 1))
 done
 umount "$share"
