@@ -38,6 +38,9 @@ share=$work/share
 say() { echo "GUESTFIO-NOTE $*"; }
 
 mkdir -p "$share"
+# Directly on a real host this mount is the machine's: never leave it.
+trap 'umount "$share" 2>/dev/null' EXIT
+trap 'exit 130' INT TERM HUP
 mount -t tmpfs -o size=$((size_mb * 2 + 64))m guestfio "$share" || { say "cannot mount a tmpfs share"; exit 1; }
 dd if=/dev/zero of="$share/fio-file1" bs=1M count="$size_mb" 2>/dev/null || { say "cannot lay out fio-file1"; exit 1; }
 
@@ -170,4 +173,3 @@ while [ "$i" -le "$rounds" ]; do
 	echo "GUESTROUND-DONE $i"
 	i=$((i + 1))
 done
-umount "$share"
