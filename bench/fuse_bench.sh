@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # bench-fuse: the seed fio jobs and three metadata rows against every host
 # FUSE backend side by side, in one invocation:
-#   st-never     stainless fuse-mount --cache never (over io_uring, see below)
-#   st-dev       stainless fuse-mount --cache never --no-uring (/dev/fuse)
+#   st-never     stainless fuse-mount --cache never (/dev/fuse, polling)
+#   st-uring     stainless fuse-mount --cache never --uring (FUSE over io_uring)
 #   st-auto      stainless fuse-mount --cache auto
 #   pthp-single  libfuse's passthrough_hp --nocache --single
 #   pthp-multi   libfuse's passthrough_hp --nocache (default thread pool)
 #   tmpfs        the share's own tmpfs, no FUSE (the ceiling)
 # FUSE over io_uring (Linux 6.14+) is off by default in the fuse module;
-# the run switches its enable_uring on and restores it after, and says so
-# in the header. passthrough_hp from Debian's fuse3 3.14 cannot use it.
+# the run switches its enable_uring on for st-uring and restores it after,
+# and says so in the header. passthrough_hp from Debian's fuse3 3.14 cannot use it.
 # All backends are mounted at once over their own directories of one private
 # tmpfs; each round runs every job on every backend before the next job,
 # the backend order rotating per round, so load from the other engineers
@@ -34,7 +34,7 @@ OUT=${OUT:-docs/benchmarks}
 JOBDIR=${FIO_JOBS:-/work/shared/reference/virtiofs-tests/fio-jobs}
 JOBS="randread-psync randread-libaio randwrite-psync randwrite-libaio
       randrw-psync randrw-libaio seqread-psync seqwrite-psync"
-BACKENDS="st-never st-dev st-auto pthp-single pthp-multi tmpfs"
+BACKENDS="st-never st-uring st-auto pthp-single pthp-multi tmpfs"
 URING_PARAM=/sys/module/fuse/parameters/enable_uring
 URING_OLD=
 
@@ -81,7 +81,7 @@ if [ -w "$URING_PARAM" ]; then
 	echo Y >"$URING_PARAM"
 	URING_SAY="on (enable_uring set for this run)"
 else
-	URING_SAY="not in this kernel: st-never serves through /dev/fuse like st-dev"
+	URING_SAY="not in this kernel: st-uring serves through /dev/fuse like st-never"
 fi
 
 mkdir -p "$T/share"
@@ -104,7 +104,7 @@ for b in $BACKENDS; do
 	mkdir -p "$mnt"
 	case $b in
 	st-never)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never 2>"$T/$b.err" & ;;
-	st-dev)      "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --no-uring 2>"$T/$b.err" & ;;
+	st-uring)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --uring 2>"$T/$b.err" & ;;
 	st-auto)     "$STAINLESS" fuse-mount "$src" "$mnt" --cache auto 2>"$T/$b.err" & ;;
 	pthp-single) "$PTHP" --foreground --nocache --single "$src" "$mnt" 2>"$T/$b.err" & ;;
 	pthp-multi)  "$PTHP" --foreground --nocache "$src" "$mnt" 2>"$T/$b.err" & ;;
@@ -181,10 +181,10 @@ cpu_samples() {
 }
 TABLE=$(samples | awk -f bench/median_table.awk \
 	-v rows="randread-psync:1 randread-libaio:1 randwrite-psync:1 randwrite-libaio:1 randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-stat:1.5 meta-readdir:1.5 meta-create+unlink:1.5" \
-	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-dev st-auto tmpfs" -v judge=st-never)
+	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-uring st-auto tmpfs" -v judge=st-never)
 CPU_TABLE=$(cpu_samples | awk -f bench/median_table.awk -v lower=1 -v fmt=%.1f \
 	-v rows="randread-psync randread-libaio randwrite-psync randwrite-libaio randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-per-file" \
-	-v cols="st-never st-dev st-auto pthp-single pthp-multi" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-dev st-auto")
+	-v cols="st-never st-uring st-auto pthp-single pthp-multi" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-uring st-auto")
 
 mkdir -p "$OUT"
 {
@@ -226,8 +226,8 @@ if command -v gnuplot >/dev/null; then
 	set xtics rotate by -30
 	set key top left
 	set grid ytics
-	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never (io_uring)", \
-	     "" using 3 title "stainless cache=never (/dev/fuse)", \
+	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never (/dev/fuse)", \
+	     "" using 3 title "stainless cache=never (io_uring)", \
 	     "" using 4 title "stainless cache=auto", \
 	     "" using 5 title "passthrough_hp --nocache --single", \
 	     "" using 6 title "passthrough_hp --nocache (threads)", \

@@ -177,7 +177,7 @@ static int usage(const char *why, const char *what)
 }
 
 static int parse_args(int argc, char **argv, struct fs_options *o,
-		      const char **dir, const char **mnt, bool *no_uring)
+		      const char **dir, const char **mnt, bool *uring)
 {
 	const char *pos[2];
 	int npos = 0;
@@ -199,8 +199,8 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 			o->xattr = true;
 		} else if (strcmp(a, "--writeback") == 0) {
 			o->writeback = true;
-		} else if (strcmp(a, "--no-uring") == 0) {
-			*no_uring = true;
+		} else if (strcmp(a, "--uring") == 0) {
+			*uring = true;
 		} else if (strcmp(a, "--poll") == 0 || strncmp(a, "--poll=", 7) == 0) {
 			const char *v = a[6] == '=' ? a + 7 : (++i < argc ? argv[i] : NULL);
 			if (fs_parse_poll(v, &o->poll_us))
@@ -216,7 +216,7 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 	if (npos < 2)
 		return usage("usage: stainless fuse-mount DIR MOUNTPOINT "
 			     "[--cache never|auto|always] [--readonly] [--xattr] [--writeback] "
-			     "[--poll USEC] [--no-uring]",
+			     "[--poll USEC] [--uring]",
 			     NULL);
 	*dir = pos[0];
 	*mnt = pos[1];
@@ -308,13 +308,13 @@ int fuse_mount_main(int argc, char **argv)
 	struct fuse_server *srv;
 	struct fs_options o;
 	struct channel ch = { 0 };
-	bool no_uring = false;
+	bool uring = false;
 	const char *dir = NULL, *mnt = NULL;
 	struct rlimit rl;
 	char opts[256];
 	int fd, r;
 
-	r = parse_args(argc, argv, &o, &dir, &mnt, &no_uring);
+	r = parse_args(argc, argv, &o, &dir, &mnt, &uring);
 	if (r || (r = check_dir("share", dir)) || (r = check_dir("mount point", mnt)))
 		return r;
 	/* The inode table is sized from this: one O_PATH fd per known inode. */
@@ -322,7 +322,11 @@ int fuse_mount_main(int argc, char **argv)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	ch.want_uring = !no_uring && fuse_uring_enabled();
+	ch.want_uring = uring && fuse_uring_enabled();
+	if (uring && !ch.want_uring)
+		fprintf(stderr, "stainless: fuse-mount: --uring: this kernel does not offer FUSE "
+			"over io_uring (fuse module parameter enable_uring); serving through "
+			"/dev/fuse\n");
 	r = fuse_server_create_params(&srv, dir, &o,
 				      &(struct fuse_server_params){ .io_uring = ch.want_uring });
 	if (r) {

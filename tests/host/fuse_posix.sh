@@ -6,8 +6,8 @@
 # O_TMPFILE, statx, a cp -a of a real tree, and what the share must not
 # let through. Exit 0 pass, 77 skip (last line says why), else fail.
 #
-# The battery runs once per channel fuse-mount can serve: /dev/fuse
-# (--no-uring) and FUSE over io_uring, for which the fuse module's
+# The battery runs once per channel fuse-mount can serve: /dev/fuse (the
+# default) and FUSE over io_uring (--uring), for which the fuse module's
 # enable_uring is switched on for the run (and back after) and the test
 # checks that one ring per possible CPU is really open. A kernel without
 # CONFIG_FUSE_IO_URING gets the /dev/fuse run and a SKIP line for the other.
@@ -31,7 +31,7 @@ if [ -z "${FUSE_CHANNEL:-}" ]; then
 fi
 echo "# channel: $FUSE_CHANNEL"
 CHAN_ARGS=
-[ "$FUSE_CHANNEL" = dev ] && CHAN_ARGS=--no-uring
+[ "$FUSE_CHANNEL" = uring ] && CHAN_ARGS=--uring
 
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root to mount(2) FUSE"
@@ -93,7 +93,7 @@ cpus=$(awk -F- '{print $NF + 1}' /sys/devices/system/cpu/possible)
 if [ "$FUSE_CHANNEL" = uring ]; then
 	check "one io_uring per possible CPU ($cpus)" [ "$(rings)" -eq "$cpus" ]
 else
-	check "no io_uring with --no-uring" [ "$(rings)" -eq 0 ]
+	check "no io_uring without --uring" [ "$(rings)" -eq 0 ]
 fi
 
 # --- files and directories --------------------------------------------------
