@@ -230,5 +230,19 @@ wait "$PID"; rc=$?
 PID=
 check "external umount exits 0" [ $rc -eq 0 ]
 
+# --- --uring where the kernel does not offer it: one line, /dev/fuse serves ----
+if [ "$FUSE_CHANNEL" = dev ] && [ "$(cat "$URING_PARAM" 2>/dev/null)" != Y ]; then
+	"$STAINLESS" fuse-mount "$SRC" "$MNT" --uring 2>"$T/uring.err" &
+	PID=$!
+	for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
+	check "--uring unavailable: still serves" [ -f "$MNT/mm" ]
+	check "--uring unavailable: no ring" [ "$(rings)" -eq 0 ]
+	check "--uring unavailable: one line says so" \
+		sh -c "[ \$(wc -l <'$T/uring.err') -eq 1 ] && grep -q -- '--uring' '$T/uring.err'"
+	umount "$MNT"
+	wait "$PID"
+	PID=
+fi
+
 echo "$FAILS failure(s)"
 [ "$FAILS" -eq 0 ]
