@@ -8,9 +8,12 @@
  * reader threads, one per /dev/fuse fd (FUSE_DEV_IOC_CLONE gives each its
  * own fd on the same connection). Each request is read into a buffer,
  * handled inline and the reply written with one write(2); then the reader
- * polls for the next one for a short window (--poll) before it sleeps. A parked request (SETLKW) keeps its
- * buffers and the reader takes fresh ones. SIGINT/SIGTERM unmount; an
- * external unmount ends the readers (ENODEV) and the program exits 0.
+ * polls for the next one for a short window (--poll) before it sleeps. A
+ * parked request (SETLKW) keeps its buffers and the reader takes fresh
+ * ones. With --uring, requests move to per-CPU io_uring queues after INIT
+ * (fuse_uring.h) and the reader keeps FORGET and INTERRUPT. SIGINT/SIGTERM
+ * unmount; an external unmount ends the readers (ENODEV) and the program
+ * exits 0.
  */
 #include "fs/fuse_mount.h"
 
