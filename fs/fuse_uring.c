@@ -264,7 +264,9 @@ static void *queue_main(void *arg)
 		struct io_uring_cqe *cqe;
 		unsigned head, n = 0;
 
-		if (io_uring_submit_and_wait(&q->ring, 1) < 0 && errno != EINTR)
+		int r = io_uring_submit_and_wait(&q->ring, 1);
+
+		if (r < 0 && r != -EINTR)   /* liburing returns -errno; errno is stale */
 			break;
 		io_uring_for_each_cqe(&q->ring, head, cqe) {
 			uint64_t tag = io_uring_cqe_get_data64(cqe);
