@@ -17,12 +17,14 @@ static uint64_t now_ns(void)
 int fs_wait_readable(int fd, uint32_t poll_us)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	uint64_t deadline;
 
-	deadline = now_ns() + (uint64_t)poll_us * 1000u;
-	while (poll_us && now_ns() < deadline) {
-		if (poll(&p, 1, 0) != 0)
-			return 0;       /* ready, or an error the read will report */
+	if (poll_us) {
+		uint64_t deadline = now_ns() + (uint64_t)poll_us * 1000u;
+
+		do {
+			if (poll(&p, 1, 0) != 0)
+				return 0;   /* ready, or an error the read will report */
+		} while (now_ns() < deadline);
 	}
 	while (poll(&p, 1, -1) < 0) {
 		if (errno != EINTR)

@@ -11,8 +11,9 @@
  * left on its handle. The next READDIR that finds both (the same handle,
  * nobody else reading it in between, a client reading on) starts from them
  * without a seek, exactly where the fd stands; anything else seeks and
- * reads afresh, so the buffer can never serve entries out of place. On a 10,000-entry directory this saves
- * a third of the getdents64 work and every lseek.
+ * reads afresh, so the buffer can never serve entries out of place. On a
+ * 10,000-entry directory this saves a third of the getdents64 work and
+ * every lseek.
  */
 #include "fs/fuse_int.h"
 

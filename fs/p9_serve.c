@@ -306,7 +306,8 @@ static int listen_on(const char *path)
 
 static void usage(FILE *f)
 {
-	fputs("usage: stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly] [--poll USEC]\n", f);
+	fputs("usage: stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly]"
+	      " [--poll USEC]\n", f);
 }
 
 __attribute__((format(printf, 1, 2)))
