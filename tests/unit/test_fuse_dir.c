@@ -27,6 +27,19 @@ static bool has_name(const uint8_t *buf, size_t len, const char *name, bool plus
 	return false;
 }
 
+/* Directory "dd" of 300 files file_000..file_299 (302 entries with . and ..). */
+static uint64_t make_dd(void)
+{
+	char name[32];
+
+	ck_assert_int_eq(mkdir(tf_path("dd"), 0755), 0);
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "dd/file_%03d", i);
+		tf_write_host(name, "x");
+	}
+	return tf_nodeid(FUSE_ROOT_ID, "dd");
+}
+
 /* Reads a whole directory in small replies; counts entries seen. */
 static int read_all(uint64_t fh, uint32_t op, uint32_t size, int *dots)
 {
@@ -60,15 +73,9 @@ START_TEST(readdir_and_plus)
 {
 	struct fuse_open_out oo;
 	struct fuse_open_in oi = { .flags = O_RDONLY };
-	char name[32];
 	int dots = 0;
 
-	ck_assert_int_eq(mkdir(tf_path("dd"), 0755), 0);
-	for (int i = 0; i < 300; i++) {
-		snprintf(name, sizeof(name), "dd/file_%03d", i);
-		tf_write_host(name, "x");
-	}
-	uint64_t dd = tf_nodeid(FUSE_ROOT_ID, "dd");
+	uint64_t dd = make_dd();
 	ck_assert_int_eq(tf_req(FUSE_OPENDIR, dd, &oi, sizeof(oi), NULL, NULL, &oo, sizeof(oo)), 0);
 	ck_assert_int_eq(read_all(oo.fh, FUSE_READDIR, 1024, &dots), 302);
 	ck_assert_int_eq(dots, 2);
@@ -132,15 +139,10 @@ START_TEST(readdir_continuation_stays_in_place)
 {
 	struct fuse_open_in oi = { .flags = O_RDONLY };
 	struct fuse_open_out a, b;
-	char name[32], first[32], again[32];
+	char first[32], again[32];
 	int seen[302] = { 0 };
 
-	ck_assert_int_eq(mkdir(tf_path("dd"), 0755), 0);
-	for (int i = 0; i < 300; i++) {
-		snprintf(name, sizeof(name), "dd/file_%03d", i);
-		tf_write_host(name, "x");
-	}
-	uint64_t dd = tf_nodeid(FUSE_ROOT_ID, "dd");
+	uint64_t dd = make_dd();
 	ck_assert_int_eq(tf_req(FUSE_OPENDIR, dd, &oi, sizeof(oi), NULL, NULL, &a, sizeof(a)), 0);
 	ck_assert_int_eq(tf_req(FUSE_OPENDIR, dd, &oi, sizeof(oi), NULL, NULL, &b, sizeof(b)), 0);
 
