@@ -16,11 +16,12 @@
  * entry until answered; each queue has FUSE_URING_DEPTH entries.
  *
  * It is not the default. Keeping each request on its caller's CPU halves
- * the server CPU per metadata operation (bench-fuse: 198 against 446 us
- * per file) and wins create+unlink, but the polling /dev/fuse reader on
- * the other CPU overlaps with the caller and wins every fio row and stat
- * (randread psync 30k against 18.5k IOPS, randwrite libaio 88k against
- * 60k): on a 2-vCPU host, locality loses to parallelism.
+ * the server CPU per metadata operation (bench-fuse of 2026-11-30 00:44
+ * UTC: 223 against 453 us per file) and wins create+unlink, but the
+ * polling /dev/fuse reader on the other CPU overlaps with the caller and
+ * wins every fio row and stat (randread psync 30.7k against 15.8k IOPS,
+ * randwrite libaio 133k against 65k): on a 2-vCPU host, locality loses to
+ * parallelism.
  */
 #ifndef STAINLESS_FS_FUSE_URING_H
 #define STAINLESS_FS_FUSE_URING_H
