@@ -81,6 +81,9 @@ struct virtio_dev_ops {
 	 * the device (status NEEDS_RESET). May be NULL. */
 	int (*activate)(struct virtio_dev *dev, uint64_t features);
 	virtio_handle_fn *handle;
+	/* A queue's worker answered all it had and is about to wait: work
+	 * ahead for the driver's likely next request. May be NULL. */
+	void (*idle)(struct virtio_dev *dev, unsigned q);
 	/* The driver reset the device: workers are already stopped. */
 	void (*reset)(struct virtio_dev *dev);
 	void (*destroy)(struct virtio_dev *dev);

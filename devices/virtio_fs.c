@@ -42,6 +42,12 @@ static int fs_handle(struct virtio_dev *dev, unsigned q, struct fs_req *req,
 	return fuse_server_handle(fs->srv, req, t);
 }
 
+static void fs_idle(struct virtio_dev *dev, unsigned q)
+{
+	(void)q;
+	(void)fuse_server_idle(((struct virtio_fs *)dev)->srv);
+}
+
 /* The driver reset the device (workers already stopped): the next mount
  * starts with INIT and must not see the old inodes or handles. */
 static void fs_reset(struct virtio_dev *dev)
@@ -84,6 +90,7 @@ static const struct virtio_dev_ops fs_ops = {
 	.config_size = sizeof(struct virtio_fs_config),
 	.config_read = fs_config_read,
 	.handle = fs_handle,
+	.idle = fs_idle,
 	.reset = fs_reset,
 	.destroy = fs_destroy,
 };

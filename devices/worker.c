@@ -253,6 +253,9 @@ static void *worker_main(void *arg)
 		reap_done(w);
 		if (!w->stopping)
 			vq_flush(w->vq);
+		/* The answers are out; what the device does now overlaps the guest. */
+		if (!w->stopping && w->dev->ops->idle)
+			w->dev->ops->idle(w->dev, w->q);
 		if (w->stopping && w->ops_inflight == 0)
 			break;
 		/* Kicks that raced with the drain are seen here, not lost. */

@@ -143,6 +143,8 @@ static void *reader_main(void *arg)
 		ssize_t n = read(rd->fd, m->buf, size);
 
 		if (n < 0) {
+			if (errno == EAGAIN && fuse_server_idle(rd->srv))
+				continue;   /* it took a while: look again before waiting */
 			if (errno == EAGAIN && fs_wait_readable(rd->fd, rd->poll_us) == 0) {
 				if (rd->forgets_only)
 					usleep(FORGET_BATCH_US);

@@ -14,6 +14,14 @@
  * reads afresh, so the buffer can never serve entries out of place. On a
  * 10,000-entry directory this saves a third of the getdents64 work and
  * every lseek.
+ *
+ * Read-ahead: a READDIR that stopped because its reply was full marks its
+ * handle; when the transport next runs out of requests it calls
+ * fuse_server_idle(), which tops the buffer up from the host while the
+ * client is still unpacking the reply, under the same conditions (the same
+ * handle, still open, nobody reading it since). The next READDIR then only
+ * copies. Reading a large directory is getdents64 on the host and the
+ * client's own parsing, one after the other; this overlaps the two.
  */
 #include "fs/fuse_int.h"
 
@@ -38,13 +46,17 @@ struct host_dirent {
 };
 
 #define DIR_REPLY_MAX (1u << 20)
-#define DIR_BUF 32768
+/* Two replies' worth for the usual 32 KiB READDIR: one to send, one ahead. */
+#define DIR_BUF 65536
 
 /* One per serving thread: host entries read but not yet sent. */
 struct dir_rest {
 	uint64_t stamp;         /* also in the handle's dir_stamp while current */
 	int64_t resume_off;     /* the offset a client reading on sends */
 	uint32_t pos, len;      /* unsent entries: buf[pos, len) */
+	bool ahead;             /* read ahead on ahead_fh when idle */
+	struct fuse_server *ahead_srv;
+	uint64_t ahead_fh;
 	_Alignas(8) uint8_t buf[DIR_BUF];
 };
 
@@ -207,11 +219,48 @@ static int do_readdir(struct fuse_call *c, bool plus)
 		}
 	}
 	dr->stamp = h->dir_stamp = atomic_fetch_add(&dir_stamps, 1) + 1;
+	dr->ahead = !r && full;
+	dr->ahead_srv = c->srv;
+	dr->ahead_fh = in.fh;
 	if (!r)
 		r = fuse_reply_hdr(c->req, c->h.unique, pos);
 	pthread_mutex_unlock(&h->dir_mu);
 	fuse_handle_put(&c->srv->ht, h, &c->srv->it);
 	return r;
+}
+
+bool fuse_server_idle(struct fuse_server *s)
+{
+	struct dir_rest *dr;
+	struct fuse_handle *h;
+	bool worked = false;
+
+	pthread_once(&dir_rest_once, dir_rest_key_make);
+	dr = pthread_getspecific(dir_rest_key);
+	if (!dr || !dr->ahead || dr->ahead_srv != s)
+		return false;
+	dr->ahead = false;
+	h = fuse_handle_get(&s->ht, dr->ahead_fh);
+	if (!h)
+		return false;       /* released meanwhile */
+	/* Busy means another thread reads it now: its stamp will differ anyway. */
+	if (pthread_mutex_trylock(&h->dir_mu) == 0) {
+		if (h->dir_stamp == dr->stamp && dr->len - dr->pos <= DIR_BUF / 2) {
+			uint32_t rest = dr->len - dr->pos;
+			long n;
+
+			memmove(dr->buf, dr->buf + dr->pos, rest);
+			dr->pos = 0;
+			dr->len = rest;
+			n = syscall(SYS_getdents64, h->fd, dr->buf + rest, DIR_BUF - rest);
+			if (n > 0)
+				dr->len += (uint32_t)n;
+			worked = true;
+		}
+		pthread_mutex_unlock(&h->dir_mu);
+	}
+	fuse_handle_put(&s->ht, h, &s->it);
+	return worked;
 }
 
 FUSE_OP(readdir)

@@ -105,6 +105,16 @@ int fuse_server_handle(struct fuse_server *srv, struct fs_req *req,
 		       const struct fs_transport *t);
 
 /*
+ * Call when this thread has answered everything it holds and would wait
+ * for the next request: the server does deferred work that speeds up the
+ * client's likely next request (reading a directory ahead). Returns
+ * whether it did any (so a caller may look for requests again before it
+ * sleeps). Cheap when there is nothing to do; any thread that handles
+ * requests may call it.
+ */
+bool fuse_server_idle(struct fuse_server *srv);
+
+/*
  * Drops every inode and handle the client was given and cancels parked
  * requests (completing them with EINTR); the next request must be INIT.
  * Call with no other thread inside fuse_server_handle().

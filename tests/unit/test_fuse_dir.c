@@ -8,7 +8,10 @@
  */
 #include "tests/unit/test_fuse_util.h"
 
+#include <pthread.h>
+#include <limits.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <sys/mount.h>
 #include <sys/xattr.h>
 
@@ -102,9 +105,10 @@ START_TEST(readdir_and_plus)
 }
 END_TEST
 
-/* One READDIR page: appends its names to seen[] (counting), returns the
- * last offset in it, or 0 at the end. */
-static uint64_t read_page(uint64_t fh, uint64_t off, int seen[302], char *first, size_t flen)
+/* One READDIR page of a directory of n numbered files: counts its names in
+ * seen[] ("." and ".." at n and n + 1), returns the last offset in it, or
+ * 0 at the end. */
+static uint64_t read_page(uint64_t fh, uint64_t off, int *seen, int n, char *first, size_t flen)
 {
 	static uint8_t buf[2048];
 	struct fuse_read_in in = { .fh = fh, .offset = off, .size = 1024 };
@@ -113,13 +117,17 @@ static uint64_t read_page(uint64_t fh, uint64_t off, int seen[302], char *first,
 	ck_assert_int_eq(tf_req(FUSE_READDIR, 1, &in, sizeof(in), NULL, NULL, buf, sizeof(buf)), 0);
 	for (size_t p = 0, len = tf_payload(); p < len;) {
 		const struct fuse_dirent *d = (const void *)(buf + p);
-		int i = 300;
+		int i = n;
 		if (d->namelen == 1 && d->name[0] == '.')
-			i = 300;
+			i = n;
 		else if (d->namelen == 2 && memcmp(d->name, "..", 2) == 0)
-			i = 301;
-		else
-			ck_assert_int_eq(sscanf(d->name, "file_%03d", &i), 1);
+			i = n + 1;
+		else {
+			char nm[NAME_MAX + 1];
+			snprintf(nm, sizeof(nm), "%.*s", (int)d->namelen, d->name);
+			ck_assert_int_eq(sscanf(nm, "%*[a-z_]%d", &i), 1);
+		}
+		ck_assert_msg(i >= 0 && i < n + 2, "unexpected name %.*s", (int)d->namelen, d->name);
 		if (p == 0 && first)
 			snprintf(first, flen, "%.*s", (int)d->namelen, d->name);
 		seen[i]++;
@@ -149,17 +157,126 @@ START_TEST(readdir_continuation_stays_in_place)
 	/* A reads one page (leaving entries behind), then rewinds: its first
 	 * page again, not what it left behind. */
 	int again_seen[302] = { 0 };
-	uint64_t off = read_page(a.fh, 0, again_seen, first, sizeof(first));
+	uint64_t off = read_page(a.fh, 0, again_seen, 300, first, sizeof(first));
 	ck_assert_uint_ne(off, 0);
-	ck_assert_uint_eq(read_page(a.fh, 0, seen, again, sizeof(again)), off);
+	ck_assert_uint_eq(read_page(a.fh, 0, seen, 300, again, sizeof(again)), off);
 	ck_assert_str_eq(again, first);
 
 	/* B, never read, goes on from A's offset. */
-	while ((off = read_page(b.fh, off, seen, NULL, 0)) != 0)
+	while ((off = read_page(b.fh, off, seen, 300, NULL, 0)) != 0)
 		;
 	for (int i = 0; i < 302; i++)
 		ck_assert_msg(seen[i] == 1, "entry %d seen %d times", i, seen[i]);
 	ck_assert_int_eq(tf_release(a.fh, FUSE_RELEASEDIR), 0);
+	ck_assert_int_eq(tf_release(b.fh, FUSE_RELEASEDIR), 0);
+}
+END_TEST
+
+static int count_seen(const int *seen, int n)
+{
+	int c = 0;
+
+	for (int i = 0; i < n; i++)
+		c += seen[i];
+	return c;
+}
+
+/* A second serving thread, run in steps: READDIR from 0 on, then idle. */
+struct stepper {
+	pthread_t t;
+	sem_t go, done;
+	uint64_t fh;
+	int *seen, n;
+	bool idle_worked;
+};
+
+static void *stepper_main(void *arg)
+{
+	struct stepper *st = arg;
+
+	uint64_t off = 0;
+	int got = 0;
+
+	/* Far enough that its continuation is at most half full: idle would read. */
+	sem_wait(&st->go);
+	while (got < st->n * 3 / 5 && (off = read_page(st->fh, off, st->seen, st->n, NULL, 0)))
+		got = count_seen(st->seen, st->n + 2);
+	sem_post(&st->done);
+	sem_wait(&st->go);
+	st->idle_worked = fuse_server_idle(srv);
+	sem_post(&st->done);
+	return NULL;
+}
+
+static void step(struct stepper *st)
+{
+	sem_post(&st->go);
+	sem_wait(&st->done);
+}
+
+static void assert_each_once(const int *seen, int n)
+{
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(seen[i] == 1, "entry %d seen %d times", i, seen[i]);
+}
+
+#define BIG 2500   /* more host entries than one continuation buffer holds */
+
+/*
+ * Read-ahead (fuse_server_idle) fills the continuation only for the
+ * READDIR that asked, on a handle still open and read by nobody since:
+ * reading on with it sees every entry once; a handle released meanwhile
+ * is left alone; and a thread whose READDIR is no longer the handle's
+ * last does nothing (reading would move the fd under the continuation of
+ * the one that is, cutting its next reply short).
+ */
+START_TEST(readdir_read_ahead_stays_in_place)
+{
+	static int seen[BIG + 2];
+	struct fuse_open_in oi = { .flags = O_RDONLY };
+	struct fuse_open_out a, b;
+	char name[32];
+	uint64_t off = 0;
+
+	ck_assert_int_eq(mkdir(tf_path("big"), 0755), 0);
+	for (int i = 0; i < BIG; i++) {
+		snprintf(name, sizeof(name), "big/g%05d", i);
+		tf_write_host(name, "");
+	}
+	uint64_t big = tf_nodeid(FUSE_ROOT_ID, "big");
+	ck_assert(!fuse_server_idle(srv));   /* nothing asked for yet */
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, big, &oi, sizeof(oi), NULL, NULL, &a, sizeof(a)), 0);
+	int pages = 0, ahead = 0;
+	do {
+		off = read_page(a.fh, off, seen, BIG, NULL, 0);
+		pages++;
+		ahead += fuse_server_idle(srv);
+	} while (off);
+	assert_each_once(seen, BIG + 2);
+	ck_assert_int_gt(ahead, pages / 100);  /* it did read ahead, more than once */
+
+	/* Released between its READDIR and the idle call: nothing to do. */
+	ck_assert_uint_ne(read_page(a.fh, 0, seen, BIG, NULL, 0), 0);
+	ck_assert_int_eq(tf_release(a.fh, FUSE_RELEASEDIR), 0);
+	ck_assert(!fuse_server_idle(srv));
+
+	/* Another thread read B first; this thread's READDIR on B came after. */
+	static int other[BIG + 2];
+	struct stepper st = { .seen = other, .n = BIG };
+	ck_assert_int_eq(tf_req(FUSE_OPENDIR, big, &oi, sizeof(oi), NULL, NULL, &b, sizeof(b)), 0);
+	st.fh = b.fh;
+	sem_init(&st.go, 0, 0);
+	sem_init(&st.done, 0, 0);
+	ck_assert_int_eq(pthread_create(&st.t, NULL, stepper_main, &st), 0);
+	step(&st);
+	memset(seen, 0, sizeof(seen));
+	off = read_page(b.fh, 0, seen, BIG, NULL, 0);
+	step(&st);                            /* its idle: not its READDIR any more */
+	pthread_join(st.t, NULL);
+	while ((off = read_page(b.fh, off, seen, BIG, NULL, 0)) != 0)
+		;
+	assert_each_once(seen, BIG + 2);
+	ck_assert(!st.idle_worked);
 	ck_assert_int_eq(tf_release(b.fh, FUSE_RELEASEDIR), 0);
 }
 END_TEST
@@ -524,6 +641,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, readdir_and_plus);
 	tcase_add_test(tc, readdir_continuation_stays_in_place);
+	tcase_add_test(tc, readdir_read_ahead_stays_in_place);
 	tcase_add_test(tc, readdirplus_runs_as_caller);
 	tcase_add_test(tc, xattrs);
 	tcase_add_test(tc, cache_modes_and_writeback);
