@@ -47,9 +47,10 @@ T=$(mktemp -d /tmp/fuse_posix.XXXXXX)
 SRC=$T/src MNT=$T/mnt OUT=$T/outside
 mkdir -p "$SRC" "$MNT" "$OUT"
 chmod 0755 "$T" # other users must reach the mount
-PID= HOLD=
+PID= HOLD= HOGS=
 cleanup() {
 	[ -n "$HOLD" ] && kill "$HOLD" 2>/dev/null
+	[ -n "$HOGS" ] && kill $HOGS 2>/dev/null
 	if grep -q " $MNT " /proc/mounts; then umount "$MNT" 2>/dev/null || umount -l "$MNT"; fi
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null && sleep 0.2 && kill -9 "$PID" 2>/dev/null
 	rm -rf "$T"
@@ -94,6 +95,44 @@ if [ "$FUSE_CHANNEL" = uring ]; then
 	check "one io_uring per possible CPU ($cpus)" [ "$(rings)" -eq "$cpus" ]
 else
 	check "no io_uring without --uring" [ "$(rings)" -eq 0 ]
+fi
+
+# --- io_uring queue threads: idle class while requests flow, never starved --
+# (fs/fuse_uring.h: the idle class keeps a woken caller on its own CPU; the
+# watcher lifts a thread that waits for its CPU and rests them all when quiet)
+qpolicies() { # scheduling policy of each queue thread (0 normal, 5 idle)
+	for t in /proc/"$PID"/task/*; do
+		case $(cat "$t/comm" 2>/dev/null) in fuse-q*) awk '{ print $41 }' "$t/stat" ;; esac
+	done
+}
+if [ "$FUSE_CHANNEL" = uring ]; then
+	check "a queue thread per possible CPU" [ "$(qpolicies | wc -l)" -eq "$cpus" ]
+	( end=$(($(date +%s) + 3)); while [ "$(date +%s)" -lt "$end" ]; do
+		stat "$MNT" >/dev/null; done ) &
+	LOOP=$!
+	idle=0
+	for i in $(seq 20); do
+		sleep 0.1
+		qpolicies | grep -qx 5 && { idle=1; break; }
+	done
+	kill $LOOP 2>/dev/null; wait $LOOP 2>/dev/null
+	check "queue threads in the idle class while requests flow" [ $idle -eq 1 ]
+	sleep 0.5
+	check "all back in the normal class when quiet" [ -z "$(qpolicies | grep -vx 0)" ]
+	# A busy task on every CPU: an idle-class thread barely runs, and the
+	# watcher must lift it. These 300 creates, a listing and the removals
+	# take ~1.5 s here; without the lift every request stalls until the
+	# watcher's quiet rule rests the threads (~36 s).
+	HOGS=
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		taskset -c "$c" sh -c 'while :; do :; done' & HOGS="$HOGS $!"
+	done
+	mkdir "$MNT/hog"
+	timeout 15 sh -c "for i in \$(seq 300); do : >'$MNT/hog/f'\$i; done &&
+		[ \$(ls '$MNT/hog' | wc -l) -eq 300 ] && rm -r '$MNT/hog'"; rc=$?
+	kill $HOGS
+	HOGS=
+	check "requests finish within 15 s with every CPU busy (rc $rc)" [ $rc -eq 0 ]
 fi
 
 # --- files and directories --------------------------------------------------
