@@ -181,7 +181,7 @@ cpu_samples() {
 }
 TABLE=$(samples | awk -f bench/median_table.awk \
 	-v rows="randread-psync:1 randread-libaio:1 randwrite-psync:1 randwrite-libaio:1 randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-stat:1.5 meta-readdir:1.5 meta-create+unlink:1.5" \
-	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-uring st-auto tmpfs" -v judge=st-never)
+	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-uring st-auto tmpfs" -v judge="st-never st-uring")
 CPU_TABLE=$(cpu_samples | awk -f bench/median_table.awk -v lower=1 -v fmt=%.1f \
 	-v rows="randread-psync randread-libaio randwrite-psync randwrite-libaio randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-per-file" \
 	-v cols="st-never st-uring st-auto pthp-single pthp-multi" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-uring st-auto")
@@ -195,7 +195,8 @@ mkdir -p "$OUT"
 	echo "#      (psync at QD1), $ROUNDS interleaved rounds, median IOPS (randrw: read+write)"
 	echo "# meta: bench/fuse_meta, $FILES files; stat and create+unlink in ops/s, readdir in entries/s"
 	echo "# anc = passthrough_hp's better mode (--nocache, --single or multi-thread) in this run;"
-	echo "# verdicts judge st-never (cache=never, the mode that matches --nocache); tmpfs/anc is the ceiling"
+	echo "# verdicts judge st-never (the default /dev/fuse channel) and st-uring (--uring), both cache=never,"
+	echo "# the mode that matches --nocache; tmpfs/anc is the ceiling"
 	echo "# FUSE over io_uring: $URING_SAY"
 	echo "$TABLE"
 	echo

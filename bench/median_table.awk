@@ -9,7 +9,8 @@
 #   cols    "BACKEND ..."     columns of medians
 #   anchor  "BACKEND ..."     the anchor is the best of these, per row
 #   ratios  "BACKEND ..."     columns divided by the anchor
-#   judge   BACKEND           the backend the verdicts are about
+#   judge   "BACKEND ..."     the backends the verdicts are about (one
+#                             verdict each, named when there are several)
 #   pairs   "[LABEL=]A/B ..." more ratio columns, each A's median over B's,
 #                             headed LABEL (default "A/B"); B may be "B1|B2",
 #                             the better of those per row (without an anchor
@@ -20,7 +21,7 @@
 # even count is the mean of the middle two.
 BEGIN {
 	nc = split(cols, C, " "); na = split(anchor, A, " "); nq = split(ratios, Q, " ")
-	nr = split(rows, R, " "); np = split(pairs, P, " ")
+	nr = split(rows, R, " "); np = split(pairs, P, " "); nj = split(judge, J, " ")
 	if (fmt == "") fmt = "%.0f"
 }
 { k = $1 SUBSEP $2; n[k]++; v[k, n[k]] = $3 + 0 }
@@ -48,7 +49,7 @@ END {
 	for (i = 1; i <= nc; i++) printf " %12s", C[i]
 	for (i = 1; i <= nq; i++) printf " %10s", Q[i] "/anc"
 	for (i = 1; i <= np; i++) printf " %" pwidth(i) "s", plabel(i)
-	if (na) printf "  %-12s %s", "anchor", (judge != "" ? "verdict" : "")
+	if (na) printf "  %-12s %s", "anchor", (nj ? "verdict" : "")
 	printf "\n"
 	for (r = 1; r <= nr; r++) {
 		split(R[r], parts, ":"); row = parts[1]; need = parts[2]
@@ -73,11 +74,15 @@ END {
 			else printf " %" pwidth(i) "s", sprintf("%.2fx", a / b)
 		}
 		verdict = ""
-		if (need != "" && judge != "") {
-			m = med(row SUBSEP judge)
-			if (m < 0 || best <= 0) verdict = "no data"
-			else if (lower ? m / best < 1 / need : m / best > need) verdict = "ok (target " need "x)"
-			else verdict = "BEHIND (target " need "x)"
+		if (need != "" && nj) {
+			for (j = 1; j <= nj; j++) {
+				m = med(row SUBSEP J[j])
+				if (m < 0 || best <= 0) say = "no data"
+				else if (lower ? m / best < 1 / need : m / best > need) say = "ok"
+				else say = "BEHIND"
+				verdict = verdict (j > 1 ? ", " : "") (nj > 1 ? J[j] " " : "") say
+			}
+			verdict = verdict " (target " need "x)"
 		}
 		if (na) printf "  %-12s %s", bname, verdict
 		printf "\n"
