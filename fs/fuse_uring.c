@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <linux/capability.h>
 #include <linux/fuse.h>
 #include <poll.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -363,6 +365,31 @@ static void set_class(struct uqueue *q, bool idle)
 		q->idle_class = idle;
 }
 
+/*
+ * Leaving the idle class takes CAP_SYS_NICE or an RLIMIT_NICE that allows
+ * nice 0 (sched(7)); without either a thread once idle would stay idle, so
+ * the watcher is not started and every thread stays normal.
+ */
+static bool idle_class_reversible(void)
+{
+	struct rlimit rl;
+	char line[128];
+	unsigned long long eff;
+	bool can = false;
+	FILE *f;
+
+	if (getrlimit(RLIMIT_NICE, &rl) == 0 && rl.rlim_cur >= 20)  /* infinity too */
+		return true;
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			can = eff & (1ull << CAP_SYS_NICE);
+	fclose(f);
+	return can;
+}
+
 /* One look at every queue; returns whether any took a request since the last. */
 static bool watch_tick(struct fuse_uring *u)
 {
@@ -501,7 +528,7 @@ int fuse_uring_start(struct fuse_uring **out, struct fuse_server *srv, int dev_f
 		u->qs[i].started = !r;
 	}
 	/* Without the watcher every thread simply stays in the normal class. */
-	u->watch_fd = r ? -1 : eventfd(0, EFD_CLOEXEC);
+	u->watch_fd = r || !idle_class_reversible() ? -1 : eventfd(0, EFD_CLOEXEC);
 	if (u->watch_fd >= 0)
 		u->watching = pthread_create(&u->watcher, NULL, watcher_main, u) == 0;
 	if (r) {

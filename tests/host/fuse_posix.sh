@@ -135,6 +135,7 @@ if [ "$FUSE_CHANNEL" = uring ]; then
 	check "requests finish within 15 s with every CPU busy (rc $rc)" [ $rc -eq 0 ]
 fi
 
+
 # --- files and directories --------------------------------------------------
 echo "hello fuse" >"$MNT/f1"
 check "create+write seen on host" grep -qx "hello fuse" "$SRC/f1"
@@ -278,6 +279,26 @@ if [ "$FUSE_CHANNEL" = dev ] && [ "$(cat "$URING_PARAM" 2>/dev/null)" != Y ]; th
 	check "--uring unavailable: no ring" [ "$(rings)" -eq 0 ]
 	check "--uring unavailable: one line says so" \
 		sh -c "[ \$(wc -l <'$T/uring.err') -eq 1 ] && grep -q -- '--uring' '$T/uring.err'"
+	umount "$MNT"
+	wait "$PID"
+	PID=
+fi
+
+# --- --uring without CAP_SYS_NICE: a thread could not leave the idle class --
+if [ "$FUSE_CHANNEL" = uring ]; then
+	prlimit --nice=0:0 setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice \
+		"$STAINLESS" fuse-mount "$SRC" "$MNT" --uring 2>"$T/nonice.err" &
+	PID=$!
+	for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
+	ls "$MNT" >/dev/null
+	( end=$(($(date +%s) + 2)); while [ "$(date +%s)" -lt "$end" ]; do
+		stat "$MNT" >/dev/null; done ) &
+	LOOP=$!
+	seen=
+	for i in $(seq 10); do sleep 0.1; seen="$seen $(qpolicies | tr '\n' ' ')"; done
+	kill $LOOP 2>/dev/null; wait $LOOP 2>/dev/null
+	check "without CAP_SYS_NICE: queue threads serve ($seen)" [ "$(qpolicies | wc -l)" -eq "$cpus" ]
+	check "without CAP_SYS_NICE: never in the idle class" sh -c "! echo '$seen' | grep -qw 5"
 	umount "$MNT"
 	wait "$PID"
 	PID=
