@@ -118,6 +118,7 @@ RAW=$T/raw
 : >"$RAW"
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+MACHINE=$(machine)  # now: the tree may change while the rounds run
 START=$(date +%s)
 echo "fuse_bench: $ROUNDS rounds x 8 fio jobs x 6 backends, ${RUNTIME}s each, then metadata" >&2
 
@@ -189,7 +190,7 @@ CPU_TABLE=$(cpu_samples | awk -f bench/median_table.awk -v lower=1 -v fmt=%.1f \
 mkdir -p "$OUT"
 {
 	echo "# fuse_bench (make bench-fuse): host FUSE backends side by side"
-	machine
+	echo "$MACHINE"
 	echo "# load average at start: $LOAD0  at end: $LOAD1  (2 cores shared with other engineers' builds)"
 	echo "# fio: seed job files at 4k, --size=$SIZE --runtime=${RUNTIME}s --time_based --direct=1 --iodepth=16"
 	echo "#      (psync at QD1), $ROUNDS interleaved rounds, median IOPS (randrw: read+write)"

@@ -50,6 +50,7 @@ export STAINLESS
 die() { echo "bench-guest: $*" >&2; exit 1; }
 START=$(date +%s)
 DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+REV=$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- vmm mmio devices fs 2>/dev/null || echo ' +uncommitted changes in the tree')  # the tree as measured
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 [ -x "$STAINLESS" ] || die "build first (make bench-guest does)"
 fio=$(command -v fio) || die "fio missing (apt-get install fio)"
@@ -154,7 +155,7 @@ mkdir -p "$OUT"
 	echo "# date: $DATE0 (start); took ${SECS}s; $E2E_MODE_USED mode ($E2E_MODE_WHY)"
 	echo "# host: nproc=$(nproc) cpu='$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')'" \
 		"kernel=$(uname -r); load average at start: $LOAD0  at end: $LOAD1"
-	echo "# stainless $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- vmm mmio devices fs 2>/dev/null || echo ' +uncommitted changes in the tree')," \
+	echo "# stainless $REV," \
 		"$("$fio" --version), $([ "$qemu" != - ] && "$qemu" --version | head -n 1)"
 	[ "$E2E_MODE_USED" = nested ] && echo "# test host: QEMU TCG (-cpu EPYC,+svm,+npt, 2 vCPUs, 2 GiB) with Debian's kernel and kvm-amd; guests run on its KVM;" \
 		"$hosts boot(s) of it$(grep -q '^GUESTHOST-STOPPED' "$raw" && echo ' (see GUESTHOST-STOPPED below)')"

@@ -91,6 +91,7 @@ RAW=$T/raw
 : >"$RAW"
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+REV=$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs 2>/dev/null || echo '+fs-changes')  # the tree as measured
 START=$(date +%s)
 echo "p9_bench: $ROUNDS rounds x 10 rows x 3 servers, ${SECONDS_PER}s each" >&2
 for round in $(seq "$ROUNDS"); do
@@ -134,7 +135,7 @@ REPORT=$(
 	echo "# p9_bench (make bench-9p): 9P2000.L socket servers side by side under bench/p9_load"
 	echo "# date: $DATE0 (start)  host: nproc=$(nproc)" \
 	     "cpu='$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')' kernel=$(uname -r)"
-	echo "# stainless $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs 2>/dev/null || echo '+fs-changes')," \
+	echo "# stainless $REV," \
 	     "diod $(dpkg-query -W -f '${Version}' diod 2>/dev/null)"
 	echo "# load average at start: $LOAD0  at end: $LOAD1  (2 cores shared with other engineers' builds)"
 	echo "# one Unix-socket connection, QD requests pipelined; msize 64 KiB for all; share on tmpfs;"
