@@ -5,9 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
-#include <linux/capability.h>
 #include <linux/fuse.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -17,10 +15,9 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "fs/fs_keeper.h"
 #include "fs/fs_req.h"
 #include "fs/fuse_server.h"
 
@@ -80,13 +77,6 @@ struct uqueue {
 	unsigned waiting, parked;          /* entries with a command out / held */
 	pthread_t thread;
 	bool started;
-	/* Idle class (see fuse_uring.h): the thread's tid and schedstat, set by it. */
-	_Atomic pid_t tid;
-	int schedstat_fd;
-	_Atomic uint64_t served;           /* requests taken, for the watcher */
-	/* The watcher's own view of this queue. */
-	bool idle_class;
-	uint64_t seen_served, seen_delay_ns, normal_until_ns;
 	size_t payload_len;
 	uint8_t *payload;                  /* FUSE_URING_DEPTH buffers */
 	struct uent ents[FUSE_URING_DEPTH];
@@ -97,12 +87,7 @@ struct fuse_uring {
 	int dev_fd;
 	unsigned nq;
 	struct uqueue *qs;
-	/* The watcher: moves queue threads between the idle and normal class. */
-	pthread_t watcher;
-	bool watching;
-	int watch_fd;                      /* eventfd: requests again, or stop */
-	_Atomic bool watcher_asleep;
-	_Atomic bool stop;
+	struct fs_keeper *keeper;          /* idle class for the queue threads, or NULL */
 };
 
 bool fuse_uring_enabled(void)
@@ -237,11 +222,7 @@ static void serve(struct uqueue *q, struct uent *e)
 {
 	int r;
 
-	atomic_fetch_add(&q->served, 1);
-	if (atomic_load(&q->u->watcher_asleep) && atomic_exchange(&q->u->watcher_asleep, false)) {
-		uint64_t one = 1;
-		(void)!write(q->u->watch_fd, &one, sizeof(one));
-	}
+	fs_keeper_served(q->u->keeper, q->qid);
 	e->commit_id = e->hdr.ring_ent_in_out.commit_id;
 	if (fuse_uring_request_iov(&e->hdr, e->reg[1].iov_base, q->payload_len, e->in)) {
 		commit(q, e, 0);    /* cannot be parsed: -EIO */
@@ -282,8 +263,7 @@ static void *queue_main(void *arg)
 	(void)pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
 	snprintf(name, sizeof(name), "fuse-q%u", q->qid);
 	(void)pthread_setname_np(pthread_self(), name);
-	q->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	atomic_store(&q->tid, gettid());
+	fs_keeper_enter(q->u->keeper, q->qid);
 	for (unsigned i = 0; i < FUSE_URING_DEPTH; i++)
 		queue_cmd(q, &q->ents[i], FUSE_IO_URING_CMD_REGISTER);
 	arm_wake(q);
@@ -317,150 +297,6 @@ static void *queue_main(void *arg)
 			}
 		}
 		io_uring_cq_advance(&q->ring, n);
-	}
-	return NULL;
-}
-
-/*
- * The watcher. A queue thread in the idle scheduling class lets the kernel
- * wake the caller it answers on their shared CPU (see fuse_uring.h); it
- * would also starve behind any busy task there, so the watcher looks at
- * each thread's run delay every tick and puts a thread that waited for its
- * CPU back in the normal class for a while. It sleeps, with every thread
- * in the normal class, once requests stop.
- */
-#define WATCH_TICK_MS 4
-#define WATCH_STARVED_NS 1000000u        /* run delay per tick that ends idle */
-#define WATCH_HOLD_NS 1000000000u        /* then normal for at least this long */
-#define WATCH_QUIET_TICKS 25             /* ticks without a request: sleep */
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Time the thread spent runnable but not running (schedstat's second field). */
-static uint64_t run_delay_ns(int fd)
-{
-	char buf[96];
-	unsigned long long ran, waited;
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	return sscanf(buf, "%llu %llu", &ran, &waited) == 2 ? waited : 0;
-}
-
-static void set_class(struct uqueue *q, bool idle)
-{
-	struct sched_param sp = { 0 };
-	pid_t tid = atomic_load(&q->tid);
-
-	if (tid && q->idle_class != idle &&
-	    sched_setscheduler(tid, idle ? SCHED_IDLE : SCHED_OTHER, &sp) == 0)
-		q->idle_class = idle;
-}
-
-/*
- * Leaving the idle class takes CAP_SYS_NICE or an RLIMIT_NICE that allows
- * nice 0 (sched(7)); without either a thread once idle would stay idle, so
- * the watcher is not started and every thread stays normal.
- */
-static bool idle_class_reversible(void)
-{
-	struct rlimit rl;
-	char line[128];
-	unsigned long long eff;
-	bool can = false;
-	FILE *f;
-
-	if (getrlimit(RLIMIT_NICE, &rl) == 0 && rl.rlim_cur >= 20)  /* infinity too */
-		return true;
-	f = fopen("/proc/self/status", "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			can = eff & (1ull << CAP_SYS_NICE);
-	fclose(f);
-	return can;
-}
-
-/* One look at every queue; returns whether any took a request since the last. */
-static bool watch_tick(struct fuse_uring *u)
-{
-	uint64_t now = mono_ns();
-	bool active = false;
-
-	for (unsigned i = 0; i < u->nq; i++) {
-		struct uqueue *q = &u->qs[i];
-		uint64_t served = atomic_load(&q->served);
-		bool busy = served != q->seen_served;
-
-		/* Not started yet, or no way to see starvation: leave it normal. */
-		if (!atomic_load(&q->tid) || q->schedstat_fd < 0)
-			continue;
-		uint64_t delay = run_delay_ns(q->schedstat_fd);
-		if (q->idle_class && delay - q->seen_delay_ns > WATCH_STARVED_NS) {
-			set_class(q, false);
-			q->normal_until_ns = now + WATCH_HOLD_NS;
-		} else if (!q->idle_class && busy && now >= q->normal_until_ns) {
-			set_class(q, true);
-		}
-		q->seen_served = served;
-		q->seen_delay_ns = delay;
-		active |= busy;
-	}
-	return active;
-}
-
-static bool served_since_seen(struct fuse_uring *u)
-{
-	for (unsigned i = 0; i < u->nq; i++)
-		if (atomic_load(&u->qs[i].served) != u->qs[i].seen_served)
-			return true;
-	return false;
-}
-
-/* Every thread normal, then sleep until a queue takes a request (serve() wakes us). */
-static void watch_sleep(struct fuse_uring *u)
-{
-	struct pollfd p = { .fd = u->watch_fd, .events = POLLIN };
-	uint64_t v;
-
-	for (unsigned i = 0; i < u->nq; i++)
-		set_class(&u->qs[i], false);
-	atomic_store(&u->watcher_asleep, true);
-	if (served_since_seen(u)) {  /* a request slipped in before the flag */
-		atomic_store(&u->watcher_asleep, false);
-		return;
-	}
-	while (poll(&p, 1, -1) < 0 && errno == EINTR)
-		;
-	(void)!read(u->watch_fd, &v, sizeof(v));
-}
-
-static void *watcher_main(void *arg)
-{
-	struct fuse_uring *u = arg;
-	struct pollfd p = { .fd = u->watch_fd, .events = POLLIN };
-	unsigned quiet = 0;
-	uint64_t v;
-
-	(void)pthread_setname_np(pthread_self(), "fuse-watch");
-	while (!atomic_load(&u->stop)) {
-		if (quiet >= WATCH_QUIET_TICKS) {
-			watch_sleep(u);
-			quiet = 0;
-			continue;
-		}
-		if (poll(&p, 1, WATCH_TICK_MS) > 0)
-			(void)!read(u->watch_fd, &v, sizeof(v));
-		quiet = watch_tick(u) ? 0 : quiet + 1;
 	}
 	return NULL;
 }
@@ -518,19 +354,16 @@ int fuse_uring_start(struct fuse_uring **out, struct fuse_server *srv, int dev_f
 		free(u);
 		return -ENODEV;
 	}
-	u->watch_fd = -1;
 	for (unsigned i = 0; i < u->nq; i++)
-		u->qs[i].wake_fd = u->qs[i].schedstat_fd = -1;
+		u->qs[i].wake_fd = -1;
 	for (unsigned i = 0; i < u->nq && !r; i++)
 		r = queue_init(u, &u->qs[i], i);
+	if (!r)
+		u->keeper = fs_keeper_start(u->nq);
 	for (unsigned i = 0; i < u->nq && !r; i++) {
 		r = -pthread_create(&u->qs[i].thread, NULL, queue_main, &u->qs[i]);
 		u->qs[i].started = !r;
 	}
-	/* Without the watcher every thread simply stays in the normal class. */
-	u->watch_fd = r || !idle_class_reversible() ? -1 : eventfd(0, EFD_CLOEXEC);
-	if (u->watch_fd >= 0)
-		u->watching = pthread_create(&u->watcher, NULL, watcher_main, u) == 0;
 	if (r) {
 		/* A ring never complete is never used: /dev/fuse carries on. */
 		fuse_uring_free(u);
@@ -546,12 +379,8 @@ void fuse_uring_stop(struct fuse_uring *u)
 
 	if (!u)
 		return;
-	atomic_store(&u->stop, true);
-	if (u->watching) {
-		(void)!write(u->watch_fd, &one, sizeof(one));
-		pthread_join(u->watcher, NULL);
-		u->watching = false;
-	}
+	fs_keeper_stop(u->keeper);
+	u->keeper = NULL;
 	for (unsigned i = 0; i < u->nq; i++) {
 		struct uqueue *q = &u->qs[i];
 		atomic_store(&q->stop, true);
@@ -579,11 +408,7 @@ void fuse_uring_free(struct fuse_uring *u)
 			munmap(q->payload, FUSE_URING_DEPTH * q->payload_len);
 		if (q->wake_fd >= 0)
 			close(q->wake_fd);
-		if (q->schedstat_fd >= 0)
-			close(q->schedstat_fd);
 	}
-	if (u->watch_fd >= 0)
-		close(u->watch_fd);
 	free(u->qs);
 	free(u);
 }

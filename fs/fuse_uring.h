@@ -15,24 +15,15 @@
  * /dev/fuse as before. A request the server parks (SETLKW) keeps its
  * entry until answered; each queue has FUSE_URING_DEPTH entries.
  *
- * Keeping the caller on its CPU. When a queue thread answers, the kernel
- * wakes the caller, and the scheduler puts a woken task on an idle CPU
- * rather than on a busy one, so a caller whose CPU is busy with the queue
- * thread moves to the other CPU and every later answer crosses CPUs. A
- * CPU running only idle-class (SCHED_IDLE) tasks counts as idle, and a
- * woken normal task preempts them at once: so queue threads run in the
- * idle class while requests flow, and caller and server take turns on one
- * CPU. An idle-class thread would starve behind any busy task on its CPU,
- * so a watcher thread reads each queue thread's run delay
- * (/proc/thread-self/schedstat) every 4 ms and puts a thread that waited
- * more than 1 ms of a tick back in the normal class for a second; when no
- * request came for 100 ms it returns every thread to the normal class and
- * sleeps until the next request. Same-run figures on this 2-vCPU VM
+ * Keeping the caller on its CPU: the queue threads sit in the idle
+ * scheduling class while requests flow (fs_keeper.h), so the kernel wakes
+ * an answered caller on the CPU it shares with its queue thread instead of
+ * moving it to an idle one. Same-run figures on this 2-vCPU VM
  * (bench/fuse_meta, 2,000 files; fio randread psync): stat 14-17k/s
- * without the idle class, 19-22k/s with it, 11k/s over /dev/fuse; fio
- * 14k, 49k, 31k IOPS; with a busy task on every CPU the idle class changes
- * nothing (the caller has nowhere to move) and 300 creates take 1.5 s
- * (36 s if a starving thread were never lifted).
+ * without the idle class, 19-22k/s with it; fio 14k and 49k IOPS; with a
+ * busy task on every CPU the idle class changes nothing (the caller has
+ * nowhere to move) and 300 creates take 1.5 s (36 s if a starving thread
+ * were never lifted).
  *
  * It is not the default: one process with many requests in flight (fio
  * libaio at QD16) puts them all on its own CPU's queue, where /dev/fuse
