@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # bench-fuse: the seed fio jobs and three metadata rows against every host
 # FUSE backend side by side, in one invocation:
-#   st-never     stainless fuse-mount --cache never (/dev/fuse, polling)
+#   st-never     stainless fuse-mount --cache never (/dev/fuse, a reader per CPU)
+#   st-poll      stainless fuse-mount --cache never --poll 50 (one polling reader)
 #   st-uring     stainless fuse-mount --cache never --uring (FUSE over io_uring)
 #   st-auto      stainless fuse-mount --cache auto
 #   pthp-single  libfuse's passthrough_hp --nocache --single
@@ -34,7 +35,7 @@ OUT=${OUT:-docs/benchmarks}
 JOBDIR=${FIO_JOBS:-/work/shared/reference/virtiofs-tests/fio-jobs}
 JOBS="randread-psync randread-libaio randwrite-psync randwrite-libaio
       randrw-psync randrw-libaio seqread-psync seqwrite-psync"
-BACKENDS="st-never st-uring st-auto pthp-single pthp-multi tmpfs"
+BACKENDS="st-never st-poll st-uring st-auto pthp-single pthp-multi tmpfs"
 URING_PARAM=/sys/module/fuse/parameters/enable_uring
 URING_OLD=
 
@@ -104,6 +105,7 @@ for b in $BACKENDS; do
 	mkdir -p "$mnt"
 	case $b in
 	st-never)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never 2>"$T/$b.err" & ;;
+	st-poll)     "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --poll 50 2>"$T/$b.err" & ;;
 	st-uring)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --uring 2>"$T/$b.err" & ;;
 	st-auto)     "$STAINLESS" fuse-mount "$src" "$mnt" --cache auto 2>"$T/$b.err" & ;;
 	pthp-single) "$PTHP" --foreground --nocache --single "$src" "$mnt" 2>"$T/$b.err" & ;;
@@ -120,7 +122,7 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 MACHINE=$(machine)  # now: the tree may change while the rounds run
 START=$(date +%s)
-echo "fuse_bench: $ROUNDS rounds x 8 fio jobs x 6 backends, ${RUNTIME}s each, then metadata" >&2
+echo "fuse_bench: $ROUNDS rounds x 8 fio jobs x $(echo $BACKENDS | wc -w) backends, ${RUNTIME}s each, then metadata" >&2
 
 HZ=$(getconf CLK_TCK)
 cpu_ticks() { # utime+stime of a server, 0 for tmpfs (no server)
@@ -182,10 +184,10 @@ cpu_samples() {
 }
 TABLE=$(samples | awk -f bench/median_table.awk \
 	-v rows="randread-psync:1 randread-libaio:1 randwrite-psync:1 randwrite-libaio:1 randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-stat:1.5 meta-readdir:1.5 meta-create+unlink:1.5" \
-	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-uring st-auto tmpfs" -v judge="st-never st-uring")
+	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-poll st-uring st-auto tmpfs" -v judge="st-never st-poll st-uring")
 CPU_TABLE=$(cpu_samples | awk -f bench/median_table.awk -v lower=1 -v fmt=%.1f \
 	-v rows="randread-psync randread-libaio randwrite-psync randwrite-libaio randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-per-file" \
-	-v cols="st-never st-uring st-auto pthp-single pthp-multi" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-uring st-auto")
+	-v cols="st-never st-poll st-uring st-auto pthp-single pthp-multi" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-poll st-uring st-auto")
 
 mkdir -p "$OUT"
 {
@@ -196,8 +198,8 @@ mkdir -p "$OUT"
 	echo "#      (psync at QD1), $ROUNDS interleaved rounds, median IOPS (randrw: read+write)"
 	echo "# meta: bench/fuse_meta, $FILES files; stat and create+unlink in ops/s, readdir in entries/s"
 	echo "# anc = passthrough_hp's better mode (--nocache, --single or multi-thread) in this run;"
-	echo "# verdicts judge st-never (the default /dev/fuse channel) and st-uring (--uring), both cache=never,"
-	echo "# the mode that matches --nocache; tmpfs/anc is the ceiling"
+	echo "# verdicts judge st-never (the default: /dev/fuse, a reader per CPU), st-poll (/dev/fuse, --poll 50)"
+	echo "# and st-uring (--uring), all cache=never, the mode that matches --nocache; tmpfs/anc is the ceiling"
 	echo "# FUSE over io_uring: $URING_SAY"
 	echo "$TABLE"
 	echo
@@ -214,7 +216,7 @@ echo "$CPU_TABLE"
 
 if command -v gnuplot >/dev/null; then
 	# Medians only, one cluster per row, log scale: rows span 10^3..10^6.
-	echo "$TABLE" | awk 'NR > 1 { printf "%s", $1; for (i = 2; i <= 7; i++) printf " %s", ($i == "-" ? "NaN" : $i); print "" }' >"$T/plot.dat"
+	echo "$TABLE" | awk 'NR > 1 { printf "%s", $1; for (i = 2; i <= 8; i++) printf " %s", ($i == "-" ? "NaN" : $i); print "" }' >"$T/plot.dat"
 	gnuplot <<-EOF 2>>"$T/gnuplot.err" || echo "fuse_bench: gnuplot failed: $(cat "$T/gnuplot.err")" >&2
 	set terminal pngcairo size 1400,600 noenhanced
 	set output "$OUT/fuse_bench.png"
@@ -228,12 +230,13 @@ if command -v gnuplot >/dev/null; then
 	set xtics rotate by -30
 	set key top left
 	set grid ytics
-	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never (/dev/fuse)", \
-	     "" using 3 title "stainless cache=never (io_uring)", \
-	     "" using 4 title "stainless cache=auto", \
-	     "" using 5 title "passthrough_hp --nocache --single", \
-	     "" using 6 title "passthrough_hp --nocache (threads)", \
-	     "" using 7 title "tmpfs (no FUSE)"
+	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never (/dev/fuse, reader per CPU)", \
+	     "" using 3 title "stainless cache=never (/dev/fuse, --poll 50)", \
+	     "" using 4 title "stainless cache=never (io_uring)", \
+	     "" using 5 title "stainless cache=auto", \
+	     "" using 6 title "passthrough_hp --nocache --single", \
+	     "" using 7 title "passthrough_hp --nocache (threads)", \
+	     "" using 8 title "tmpfs (no FUSE)"
 	EOF
 fi
 echo "fuse_bench: wrote $OUT/fuse_bench.txt and $OUT/fuse_bench.png in $(( $(date +%s) - START ))s" >&2

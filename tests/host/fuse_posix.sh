@@ -97,44 +97,44 @@ else
 	check "no io_uring without --uring" [ "$(rings)" -eq 0 ]
 fi
 
-# --- io_uring queue threads: idle class while requests flow, never starved --
-# (fs/fuse_uring.h: the idle class keeps a woken caller on its own CPU; the
-# watcher lifts a thread that waits for its CPU and rests them all when quiet)
-qpolicies() { # scheduling policy of each queue thread (0 normal, 5 idle)
+# --- serving threads: idle class while requests flow, never starved ----------
+# (fs/fs_keeper.h: the idle class keeps a woken caller on its own CPU; the
+# keeper lifts a thread that waits for its CPU and rests them all when
+# quiet). /dev/fuse: one reader per CPU (fuse-rN); --uring: one queue
+# thread per possible CPU (fuse-qN).
+if [ "$FUSE_CHANNEL" = uring ]; then SERVERS=fuse-q nservers=$cpus
+else SERVERS=fuse-r nservers=$(nproc); fi
+qpolicies() { # scheduling policy of each serving thread (0 normal, 5 idle)
 	for t in /proc/"$PID"/task/*; do
-		case $(cat "$t/comm" 2>/dev/null) in fuse-q*) awk '{ print $41 }' "$t/stat" ;; esac
+		case $(cat "$t/comm" 2>/dev/null) in $SERVERS*) awk '{ print $41 }' "$t/stat" ;; esac
 	done
 }
-if [ "$FUSE_CHANNEL" = uring ]; then
-	check "a queue thread per possible CPU" [ "$(qpolicies | wc -l)" -eq "$cpus" ]
-	( end=$(($(date +%s) + 3)); while [ "$(date +%s)" -lt "$end" ]; do
-		stat "$MNT" >/dev/null; done ) &
-	LOOP=$!
-	idle=0
-	for i in $(seq 20); do
-		sleep 0.1
-		qpolicies | grep -qx 5 && { idle=1; break; }
-	done
-	kill $LOOP 2>/dev/null; wait $LOOP 2>/dev/null
-	check "queue threads in the idle class while requests flow" [ $idle -eq 1 ]
-	sleep 0.5
-	check "all back in the normal class when quiet" [ -z "$(qpolicies | grep -vx 0)" ]
-	# A busy task on every CPU: an idle-class thread barely runs, and the
-	# watcher must lift it. These 300 creates, a listing and the removals
-	# take ~1.5 s here; without the lift every request stalls until the
-	# watcher's quiet rule rests the threads (~36 s).
-	HOGS=
-	for c in $(seq 0 $(($(nproc) - 1))); do
-		taskset -c "$c" sh -c 'while :; do :; done' & HOGS="$HOGS $!"
-	done
-	mkdir "$MNT/hog"
-	timeout 15 sh -c "for i in \$(seq 300); do : >'$MNT/hog/f'\$i; done &&
-		[ \$(ls '$MNT/hog' | wc -l) -eq 300 ] && rm -r '$MNT/hog'"; rc=$?
-	kill $HOGS
-	HOGS=
-	check "requests finish within 15 s with every CPU busy (rc $rc)" [ $rc -eq 0 ]
-fi
-
+check "a serving thread per CPU ($nservers)" [ "$(qpolicies | wc -l)" -eq "$nservers" ]
+( end=$(($(date +%s) + 3)); while [ "$(date +%s)" -lt "$end" ]; do
+	stat "$MNT" >/dev/null; done ) &
+LOOP=$!
+idle=0
+for i in $(seq 20); do
+	sleep 0.1
+	qpolicies | grep -qx 5 && { idle=1; break; }
+done
+kill $LOOP 2>/dev/null; wait $LOOP 2>/dev/null
+check "serving threads in the idle class while requests flow" [ $idle -eq 1 ]
+sleep 0.5
+check "all back in the normal class when quiet" [ -z "$(qpolicies | grep -vx 0)" ]
+# A busy task on every CPU: an idle-class thread barely runs, and the
+# keeper must lift it. These 300 creates, a listing and the removals take
+# ~1.5 s here; without the lift every request stalls until the keeper's
+# quiet rule rests the threads (~36 s).
+for c in $(seq 0 $(($(nproc) - 1))); do
+	taskset -c "$c" sh -c 'while :; do :; done' & HOGS="$HOGS $!"
+done
+mkdir "$MNT/hog"
+timeout 15 sh -c "for i in \$(seq 300); do : >'$MNT/hog/f'\$i; done &&
+	[ \$(ls '$MNT/hog' | wc -l) -eq 300 ] && rm -r '$MNT/hog'"; rc=$?
+kill $HOGS
+HOGS=
+check "requests finish within 15 s with every CPU busy (rc $rc)" [ $rc -eq 0 ]
 
 # --- files and directories --------------------------------------------------
 echo "hello fuse" >"$MNT/f1"
@@ -284,25 +284,23 @@ if [ "$FUSE_CHANNEL" = dev ] && [ "$(cat "$URING_PARAM" 2>/dev/null)" != Y ]; th
 	PID=
 fi
 
-# --- --uring without CAP_SYS_NICE: a thread could not leave the idle class --
-if [ "$FUSE_CHANNEL" = uring ]; then
-	prlimit --nice=0:0 setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice \
-		"$STAINLESS" fuse-mount "$SRC" "$MNT" --uring 2>"$T/nonice.err" &
-	PID=$!
-	for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
-	ls "$MNT" >/dev/null
-	( end=$(($(date +%s) + 2)); while [ "$(date +%s)" -lt "$end" ]; do
-		stat "$MNT" >/dev/null; done ) &
-	LOOP=$!
-	seen=
-	for i in $(seq 10); do sleep 0.1; seen="$seen $(qpolicies | tr '\n' ' ')"; done
-	kill $LOOP 2>/dev/null; wait $LOOP 2>/dev/null
-	check "without CAP_SYS_NICE: queue threads serve ($seen)" [ "$(qpolicies | wc -l)" -eq "$cpus" ]
-	check "without CAP_SYS_NICE: never in the idle class" sh -c "! echo '$seen' | grep -qw 5"
-	umount "$MNT"
-	wait "$PID"
-	PID=
-fi
+# --- without CAP_SYS_NICE a thread could not leave the idle class -----------
+prlimit --nice=0:0 setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice \
+	"$STAINLESS" fuse-mount "$SRC" "$MNT" $CHAN_ARGS 2>"$T/nonice.err" &
+PID=$!
+for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
+ls "$MNT" >/dev/null
+( end=$(($(date +%s) + 2)); while [ "$(date +%s)" -lt "$end" ]; do
+	stat "$MNT" >/dev/null; done ) &
+LOOP=$!
+seen=
+for i in $(seq 10); do sleep 0.1; seen="$seen $(qpolicies | tr '\n' ' ')"; done
+kill $LOOP 2>/dev/null; wait $LOOP 2>/dev/null
+check "without CAP_SYS_NICE: threads serve ($seen)" [ "$(qpolicies | wc -l)" -eq "$nservers" ]
+check "without CAP_SYS_NICE: never in the idle class" sh -c "! echo '$seen' | grep -qw 5"
+umount "$MNT"
+wait "$PID"
+PID=
 
 echo "$FAILS failure(s)"
 [ "$FAILS" -eq 0 ]
