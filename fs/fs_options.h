@@ -27,12 +27,13 @@ struct fs_options {
 #define P9_MSIZE_MAX     (16u * 1024 * 1024)
 
 /*
- * After answering, a host front end's thread (fuse-mount, 9p-serve) keeps
+ * After answering, a host front end's thread (9p-serve, fuse-mount) keeps
  * looking for the next request this long before it sleeps. On virtual
  * machines whose idle vCPUs halt, waking a sleeping thread costs far more
  * than most answers (fuse-mount stat: 3.3k/s asleep, 12k/s polling on this
  * 2-vCPU host); polling burns at most this much CPU per request, which the
- * benchmarks' CPU-us columns show.
+ * benchmarks' CPU-us columns show. fuse-mount --poll 0 serves with a
+ * reader per CPU instead (fuse_mount.c).
  */
 #define FS_POLL_US_DEFAULT 50u
 #define FS_POLL_US_MAX     10000u

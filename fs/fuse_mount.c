@@ -40,16 +40,21 @@
 #include "fs/fuse_uring.h"
 
 /*
- * Readers. By default one per CPU this process may run on, each pinned to
- * its CPU and blocking in poll(2) when idle, with the keeper (fs_keeper.h)
- * putting them in the idle class while requests flow: a caller's request
- * is then mostly taken by the reader on its own CPU, and the caller stays
- * on that CPU for the answer (bench/fuse_meta, same-run A/B: stat 11-14k
- * -> 19-22k/s, fio randread psync 31-36k -> 41-49k IOPS; one process with
- * 16 writes in flight gets two readers working at once). With --poll USEC,
- * one unpinned reader that polls this long after each answer instead (the
- * model before; the spinning reader would win every request from the
- * reader on the caller's CPU, so the two do not mix).
+ * Readers. By default one, unpinned, polling for the next request for
+ * --poll USEC (default 50) after each answer before it sleeps: it answers
+ * in ~5 us, but the caller on the other CPU then takes ~22 us to be woken
+ * across CPUs. With --poll 0, one reader per CPU this process may run on,
+ * each pinned to its CPU, waiting without polling, and kept in the idle
+ * class while requests flow (fs_keeper.h): a caller's request is then
+ * mostly taken by the reader on its own CPU and the caller stays there for
+ * the answer. bench-fuse 2026-11-30 02:28 UTC (st-poll is the default,
+ * st-never --poll 0): stat 11.5k -> 16.7k/s, create+unlink 2.3k -> 3.4k/s,
+ * randread psync 33k -> 40k IOPS at half the server CPU, but randwrite
+ * libaio QD16 from one process 143k -> 102k (the reader on the
+ * submitter's CPU competes with it) and readdir 1.59M -> 1.15M entries/s
+ * (the read-ahead no longer overlaps the client). A spinning reader would
+ * win every request from the one on the caller's CPU, so the two models
+ * do not mix.
  */
 #define MOUNT_READERS_MAX 64
 
@@ -207,7 +212,6 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 	int npos = 0;
 
 	fs_options_default(o);
-	o->poll_us = 0;  /* readers per CPU, not polling (see MOUNT_READERS_MAX) */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--cache") == 0) {
@@ -294,7 +298,7 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (poll_us == 0 && sched_getaffinity(0, sizeof(mine), &mine) == 0) {
+	if (poll_us == 0 && sched_getaffinity(0, sizeof(mine), &mine) == 0) {  /* per CPU */
 		for (int c = 0; c < CPU_SETSIZE && want < MOUNT_READERS_MAX; c++)
 			if (CPU_ISSET(c, &mine))
 				cpus[want++] = c;
