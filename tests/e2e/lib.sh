@@ -83,9 +83,11 @@ e2e_run_direct() {
 # removed); verdicts and failure details are echoed as they arrive (the
 # whole console with E2E_VERBOSE=1; E2E_SHOW, an extended regex a benchmark
 # may set, echoes its own progress lines too). Bounded by E2E_HOST_TIMEOUT
-# seconds.
+# seconds, and by E2E_QUIET_TIMEOUT (default 300) seconds without a new
+# console line: the nested host now and then stalls for good (TCG with
+# emulated SVM), and waiting out the whole limit cost CI 15 minutes.
 e2e_run_nested() {
-	local log=$1 hk hi list secs t0 pidf
+	local log=$1 hk hi list secs t0 pidf wd
 	shift
 	if ! command -v qemu-system-x86_64 >/dev/null; then
 		echo "qemu-system-x86_64 is not installed (scripts/deps)" >"$log"
@@ -134,15 +136,40 @@ e2e_run_nested() {
 			grep --line-buffered -E "^(PASS|FAIL|SKIP) e2e/|^  [|>] |STAINLESS-TESTHOST|Kernel panic${E2E_SHOW:+|$E2E_SHOW}"
 		fi
 	} &
-	wait $!
+	local host=$!
+	e2e_quiet_watchdog "$log" "$pidf" "${E2E_QUIET_TIMEOUT:-300}" &
+	wd=$!
+	wait $host
+	kill "$wd" 2>/dev/null
+	wait "$wd" 2>/dev/null
 	trap - INT TERM HUP
 	e2e_kill_qemu "$pidf"
-	if [ "$(cat "$log.status" 2>/dev/null)" = 137 ]; then
+	if [ -f "$log.quiet" ]; then
+		echo "STAINLESS-TESTHOST-FAIL killed after $(cat "$log.quiet")s without console output (E2E_QUIET_TIMEOUT)" | tee -a "$log"
+	elif [ "$(cat "$log.status" 2>/dev/null)" = 137 ]; then
 		echo "STAINLESS-TESTHOST-FAIL killed after ${secs}s (E2E_HOST_TIMEOUT)" | tee -a "$log"
 	fi
-	rm -f "$log.status"
+	rm -f "$log.status" "$log.quiet"
 	e2e_say "test host ran for $(( $(date +%s) - t0 ))s"
 	grep -q '^STAINLESS-TESTHOST-DONE' "$log"
+}
+
+# e2e_quiet_watchdog LOG PIDFILE SECS: kills the QEMU of PIDFILE once LOG
+# has not grown for SECS seconds, and says so in LOG.quiet.
+e2e_quiet_watchdog() {
+	local log=$1 pidf=$2 quiet=$3 size last=-1 since
+	since=$(date +%s)
+	while sleep 5; do
+		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		if [ "$size" != "$last" ]; then
+			last=$size
+			since=$(date +%s)
+		elif [ $(( $(date +%s) - since )) -ge "$quiet" ]; then
+			echo "$quiet" >"$log.quiet"
+			e2e_kill_qemu "$pidf"
+			return
+		fi
+	done
 }
 
 # e2e_kill_qemu PIDFILE: kills the QEMU that wrote PIDFILE if it still runs
