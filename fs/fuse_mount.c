@@ -47,11 +47,11 @@
  * each pinned to its CPU, waiting without polling, and kept in the idle
  * class while requests flow (fs_keeper.h): a caller's request is then
  * mostly taken by the reader on its own CPU and the caller stays there for
- * the answer. bench-fuse 2026-11-30 02:28 UTC (st-poll is the default,
- * st-never --poll 0): stat 11.5k -> 16.7k/s, create+unlink 2.3k -> 3.4k/s,
- * randread psync 33k -> 40k IOPS at half the server CPU, but randwrite
- * libaio QD16 from one process 143k -> 102k (the reader on the
- * submitter's CPU competes with it) and readdir 1.59M -> 1.15M entries/s
+ * the answer. bench-fuse 2026-11-30 02:47 UTC (st-never is the default,
+ * st-cpu --poll 0): stat 11.5k -> 17.1k/s, create+unlink 2.4k -> 3.5k/s,
+ * randread psync 31.6k -> 39.8k IOPS at half the server CPU, but randwrite
+ * libaio QD16 from one process 131k -> 105k (the reader on the
+ * submitter's CPU competes with it) and readdir 1.56M -> 1.30M entries/s
  * (the read-ahead no longer overlaps the client). A spinning reader would
  * win every request from the one on the caller's CPU, so the two models
  * do not mix.

@@ -28,7 +28,7 @@
  * It is not the default: one process with many requests in flight (fio
  * libaio at QD16) puts them all on its own CPU's queue, where /dev/fuse
  * lets the caller and the polling reader work on two CPUs at once
- * (randread 75k against 108k IOPS).
+ * (bench-fuse 2026-11-30 02:47 UTC, randwrite: 89k against 131k IOPS).
  */
 #ifndef STAINLESS_FS_FUSE_URING_H
 #define STAINLESS_FS_FUSE_URING_H
