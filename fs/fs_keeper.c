@@ -2,7 +2,6 @@
 /* Idle-class serving threads and the watcher that keeps them fed (see fs_keeper.h). */
 #include "fs/fs_keeper.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <poll.h>
@@ -15,8 +14,9 @@
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "fs/fs_wait.h"
 
 /*
  * Starved: more than STARVED_NS of run delay in a tick with fewer than one
@@ -46,14 +46,6 @@ struct fs_keeper {
 	unsigned n;
 	struct kept t[];
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* sched(7): what it takes to go back from SCHED_IDLE to SCHED_OTHER. */
 static bool idle_class_reversible(void)
@@ -102,7 +94,7 @@ static void set_idle(struct kept *t, bool idle)
 /* One look at every thread; returns whether any took a request since the last. */
 static bool tick(struct fs_keeper *k)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = fs_now_ns();
 	bool active = false;
 
 	for (unsigned i = 0; i < k->n; i++) {

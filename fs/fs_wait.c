@@ -6,7 +6,7 @@
 #include <poll.h>
 #include <time.h>
 
-static uint64_t now_ns(void)
+uint64_t fs_now_ns(void)
 {
 	struct timespec ts;
 
@@ -19,12 +19,12 @@ int fs_wait_readable(int fd, uint32_t poll_us)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	if (poll_us) {
-		uint64_t deadline = now_ns() + (uint64_t)poll_us * 1000u;
+		uint64_t deadline = fs_now_ns() + (uint64_t)poll_us * 1000u;
 
 		do {
 			if (poll(&p, 1, 0) != 0)
 				return 0;   /* ready, or an error the read will report */
-		} while (now_ns() < deadline);
+		} while (fs_now_ns() < deadline);
 	}
 	while (poll(&p, 1, -1) < 0) {
 		if (errno != EINTR)

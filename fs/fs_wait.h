@@ -18,4 +18,7 @@
  */
 int fs_wait_readable(int fd, uint32_t poll_us);
 
+/* CLOCK_MONOTONIC in nanoseconds: what poll windows and the keeper measure with. */
+uint64_t fs_now_ns(void);
+
 #endif
