@@ -190,8 +190,14 @@ struct fs_keeper *fs_keeper_start(unsigned n)
 	return k;
 }
 
-void fs_keeper_enter(struct fs_keeper *k, unsigned i)
+void fs_keeper_enter(struct fs_keeper *k, unsigned i, int cpu)
 {
+	if (cpu >= 0 && cpu < CPU_SETSIZE) {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		(void)pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+	}
 	if (!k || i >= k->n)
 		return;
 	k->t[i].schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);

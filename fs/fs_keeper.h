@@ -23,7 +23,7 @@
  * either there is no keeper and the threads stay normal.
  *
  *   struct fs_keeper *k = fs_keeper_start(n);  // NULL: no keeper, fine
- *   ... in serving thread i:  fs_keeper_enter(k, i); then per request
+ *   ... in serving thread i:  fs_keeper_enter(k, i, cpu); per request
  *                              fs_keeper_served(k, i);
  *   fs_keeper_stop(k);                          // before the threads end
  */
@@ -37,8 +37,12 @@ struct fs_keeper;
 /* A keeper for n threads, or NULL when the idle class cannot be used. */
 struct fs_keeper *fs_keeper_start(unsigned n);
 
-/* Serving thread i (0 <= i < n) announces itself, once, from itself. */
-void fs_keeper_enter(struct fs_keeper *k, unsigned i);
+/*
+ * Serving thread i (0 <= i < n), once, from itself: pins itself to cpu
+ * (-1: leaves its affinity alone; pinning is best effort and happens with
+ * or without a keeper) and announces itself to k.
+ */
+void fs_keeper_enter(struct fs_keeper *k, unsigned i, int cpu);
 
 /* Serving thread i took a request. Cheap; wakes a sleeping watcher. */
 void fs_keeper_served(struct fs_keeper *k, unsigned i);

@@ -153,15 +153,9 @@ static void *reader_main(void *arg)
 	struct mount_req *m = mreq_new(rd->fd, size);
 	char name[16];
 
-	if (rd->cpu >= 0) {
-		cpu_set_t one;
-		CPU_ZERO(&one);
-		CPU_SET(rd->cpu, &one);
-		(void)pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-	}
 	snprintf(name, sizeof(name), "fuse-r%u", rd->idx);
 	(void)pthread_setname_np(pthread_self(), name);
-	fs_keeper_enter(rd->keeper, rd->idx);
+	fs_keeper_enter(rd->keeper, rd->idx, rd->cpu);
 	while (m) {
 		ssize_t n = read(rd->fd, m->buf, size);
 

@@ -253,17 +253,13 @@ static void take_answered(struct uqueue *q)
 static void *queue_main(void *arg)
 {
 	struct uqueue *q = arg;
-	cpu_set_t cpus;
 	bool logged = false;
 	char name[16];
 
-	/* Best effort: a queue still works from another CPU, only slower. */
-	CPU_ZERO(&cpus);
-	CPU_SET(q->qid, &cpus);
-	(void)pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
 	snprintf(name, sizeof(name), "fuse-q%u", q->qid);
 	(void)pthread_setname_np(pthread_self(), name);
-	fs_keeper_enter(q->u->keeper, q->qid);
+	/* Pinned, best effort: a queue still works from another CPU, only slower. */
+	fs_keeper_enter(q->u->keeper, q->qid, (int)q->qid);
 	for (unsigned i = 0; i < FUSE_URING_DEPTH; i++)
 		queue_cmd(q, &q->ents[i], FUSE_IO_URING_CMD_REGISTER);
 	arm_wake(q);
