@@ -70,13 +70,14 @@ static void dir_rest_key_make(void)
 	(void)pthread_key_create(&dir_rest_key, free);
 }
 
-static struct dir_rest *dir_rest_get(void)
+/* This thread's buffer; made on first use when make is set, else NULL. */
+static struct dir_rest *dir_rest_get(bool make)
 {
 	struct dir_rest *dr;
 
 	pthread_once(&dir_rest_once, dir_rest_key_make);
 	dr = pthread_getspecific(dir_rest_key);
-	if (!dr && (dr = calloc(1, sizeof(*dr))) && pthread_setspecific(dir_rest_key, dr)) {
+	if (!dr && make && (dr = calloc(1, sizeof(*dr))) && pthread_setspecific(dir_rest_key, dr)) {
 		free(dr);
 		dr = NULL;
 	}
@@ -169,7 +170,7 @@ static int do_readdir(struct fuse_call *c, bool plus)
 	memcpy(&in, c->arg, sizeof(in));
 	if (in.offset > (uint64_t)INT64_MAX || c->outcap < hl)
 		return -EINVAL;
-	dr = dir_rest_get();
+	dr = dir_rest_get(true);
 	if (!dr)
 		return -ENOMEM;
 	h = fuse_handle_get(&c->srv->ht, in.fh);
@@ -235,8 +236,7 @@ bool fuse_server_idle(struct fuse_server *s)
 	struct fuse_handle *h;
 	bool worked = false;
 
-	pthread_once(&dir_rest_once, dir_rest_key_make);
-	dr = pthread_getspecific(dir_rest_key);
+	dr = dir_rest_get(false);
 	if (!dr || !dr->ahead || dr->ahead_srv != s)
 		return false;
 	dr->ahead = false;
