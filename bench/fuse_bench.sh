@@ -221,15 +221,10 @@ if command -v gnuplot >/dev/null; then
 	set terminal pngcairo size 1400,600 noenhanced
 	set output "$OUT/fuse_bench.png"
 	set title "bench-fuse $(date -u +%Y-%m-%d): IOPS (fio 4k, direct=1, size $SIZE) and metadata ops/s, median of $ROUNDS rounds, $(nproc) CPUs"
-	set style data histograms
-	set style histogram clustered gap 1
-	set style fill solid 0.8 border -1
-	set logscale y
+	load "bench/histogram.gp"
 	set yrange [1000:*]
 	set ylabel "ops/s (log)"
 	set xtics rotate by -30
-	set key top left
-	set grid ytics
 	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never (/dev/fuse, polling reader)", \
 	     "" using 3 title "stainless cache=never (/dev/fuse, --poll 0: reader per CPU)", \
 	     "" using 4 title "stainless cache=never (io_uring)", \

@@ -195,13 +195,8 @@ if command -v gnuplot >/dev/null && [ "$n" -gt 0 ]; then
 	set terminal pngcairo size 1200,600 noenhanced
 	set output "$OUT/guest_fio.png"
 	set title "bench-guest $(date -u +%Y-%m-%d), $E2E_MODE_USED: in-guest fio 4k IOPS, median of $ROUNDS rounds (size ${SIZE_MB}M, ${RUNTIME}s)"
-	set style data histograms
-	set style histogram clustered gap 1
-	set style fill solid 0.8 border -1
-	set logscale y
+	load "$TOP/bench/histogram.gp"
 	set ylabel "IOPS (log)"
-	set key top left
-	set grid ytics
 	plot $plot
 	EOF
 fi

@@ -166,12 +166,7 @@ if command -v gnuplot >/dev/null; then
 	set terminal pngcairo size 1400,900 noenhanced
 	set output "$OUT/p9_bench.png"
 	set multiplot layout 2,1 title "bench-9p $(date -u +%Y-%m-%d), median of $ROUNDS rounds, $(nproc) CPUs, msize 64 KiB"
-	set style data histograms
-	set style histogram clustered gap 1
-	set style fill solid 0.8 border -1
-	set grid ytics
-	set key top left
-	set logscale y
+	load "bench/histogram.gp"
 	set ylabel "ops/s (log)"
 	plot "$T/ops.dat" using 2:xtic(1) title "stainless 9p-serve", "" using 3 title "diod -t 1", "" using 4 title "diod (default threads)"
 	unset logscale y
