@@ -33,6 +33,7 @@
 struct kept {
 	_Alignas(64) _Atomic pid_t tid;  /* 0 until the thread entered */
 	_Atomic uint64_t served;         /* requests taken (the thread writes) */
+	_Atomic bool left;               /* fs_keeper_leave: not ours until it enters */
 	int schedstat_fd;
 	/* The watcher's own view. */
 	bool idle;
@@ -105,6 +106,14 @@ static bool tick(struct fs_keeper *k)
 		/* Not entered yet, or no way to see starvation: leave it normal. */
 		if (!atomic_load(&t->tid) || t->schedstat_fd < 0)
 			continue;
+		if (atomic_load(&t->left)) {
+			/* It made itself normal; undo a set_idle that raced with that. */
+			if (t->idle)
+				set_idle(t, false);
+			t->seen_served = served;
+			active |= busy;
+			continue;
+		}
 		uint64_t delay = run_delay_ns(t->schedstat_fd);
 		uint64_t waited = delay - t->seen_delay_ns;
 		if (t->idle && waited > STARVED_NS && served - t->seen_served < waited / PER_REQUEST_NS) {
@@ -200,8 +209,22 @@ void fs_keeper_enter(struct fs_keeper *k, unsigned i, int cpu)
 	}
 	if (!k || i >= k->n)
 		return;
-	k->t[i].schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	atomic_store(&k->t[i].tid, gettid());   /* publishes the fd to the watcher */
+	if (!atomic_load(&k->t[i].tid)) {
+		k->t[i].schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+		atomic_store(&k->t[i].tid, gettid());   /* publishes the fd to the watcher */
+	}
+	atomic_store(&k->t[i].left, false);
+}
+
+void fs_keeper_leave(struct fs_keeper *k, unsigned i, const cpu_set_t *anywhere)
+{
+	struct sched_param sp = { 0 };
+
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(*anywhere), anywhere);
+	if (!k || i >= k->n)
+		return;
+	atomic_store(&k->t[i].left, true);
+	(void)sched_setscheduler(0, SCHED_OTHER, &sp);
 }
 
 void fs_keeper_served(struct fs_keeper *k, unsigned i)

@@ -30,6 +30,8 @@
 #ifndef STAINLESS_FS_FS_KEEPER_H
 #define STAINLESS_FS_FS_KEEPER_H
 
+#include <sched.h>
+
 struct fs_keeper;
 
 #define KEEPER_TICK_MS 4
@@ -38,11 +40,18 @@ struct fs_keeper;
 struct fs_keeper *fs_keeper_start(unsigned n);
 
 /*
- * Serving thread i (0 <= i < n), once, from itself: pins itself to cpu
- * (-1: leaves its affinity alone; pinning is best effort and happens with
- * or without a keeper) and announces itself to k.
+ * Serving thread i (0 <= i < n), from itself: pins itself to cpu (-1:
+ * leaves its affinity alone; pinning is best effort and happens with or
+ * without a keeper) and puts itself in k's care, again after a leave.
  */
 void fs_keeper_enter(struct fs_keeper *k, unsigned i, int cpu);
+
+/*
+ * Serving thread i, from itself, for a while: back to the normal class at
+ * once, free to run on any CPU of `anywhere`, and left alone by the
+ * watcher until it enters again. With or without a keeper.
+ */
+void fs_keeper_leave(struct fs_keeper *k, unsigned i, const cpu_set_t *anywhere);
 
 /* Serving thread i took a request. Cheap; wakes a sleeping watcher. */
 void fs_keeper_served(struct fs_keeper *k, unsigned i);

@@ -32,8 +32,9 @@ struct fs_options {
  * machines whose idle vCPUs halt, waking a sleeping thread costs far more
  * than most answers (fuse-mount stat: 3.3k/s asleep, 12k/s polling on this
  * 2-vCPU host); polling burns at most this much CPU per request, which the
- * benchmarks' CPU-us columns show. fuse-mount --poll 0 serves with a
- * reader per CPU instead (fuse_mount.c).
+ * benchmarks' CPU-us columns show. fuse-mount's per-CPU readers wait
+ * without polling and only its lone reader polls (fuse_mount.c); --poll 0
+ * there means nobody polls.
  */
 #define FS_POLL_US_DEFAULT 50u
 #define FS_POLL_US_MAX     10000u

@@ -14,7 +14,7 @@ uint64_t fs_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int fs_wait_readable(int fd, uint32_t poll_us)
+int fs_wait_readable(int fd, uint32_t poll_us, int sleep_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
@@ -26,7 +26,7 @@ int fs_wait_readable(int fd, uint32_t poll_us)
 				return 0;   /* ready, or an error the read will report */
 		} while (fs_now_ns() < deadline);
 	}
-	while (poll(&p, 1, -1) < 0) {
+	while (poll(&p, 1, sleep_ms) < 0) {
 		if (errno != EINTR)
 			return -errno;
 	}

@@ -9,8 +9,8 @@
  * gives each an fd on the same connection). Each request is read into a
  * buffer, handled inline and the reply written with one write(2). A parked
  * request (SETLKW) keeps its buffers and the reader takes fresh ones. With
- * --uring, requests move to per-CPU io_uring queues after INIT
- * (fuse_uring.h) and the readers keep FORGET and INTERRUPT. SIGINT/SIGTERM
+ * --uring, one reader, and requests move to per-CPU io_uring queues after
+ * INIT (fuse_uring.h); the reader keeps FORGET and INTERRUPT. SIGINT/SIGTERM
  * unmount; an external unmount ends the readers (ENODEV) and the program
  * exits 0.
  */
@@ -36,40 +36,46 @@
 #include "fs/fs_keeper.h"
 #include "fs/fs_options.h"
 #include "fs/fs_wait.h"
+#include "fs/fuse_handover.h"
 #include "fs/fuse_server.h"
 #include "fs/fuse_uring.h"
 
 /*
- * Readers. By default one, unpinned, polling for the next request for
- * --poll USEC (default 50) after each answer before it sleeps: it answers
- * in ~5 us, but the caller on the other CPU then takes ~22 us to be woken
- * across CPUs. With --poll 0, one reader per CPU this process may run on,
- * each pinned to its CPU, waiting without polling, and kept in the idle
- * class while requests flow (fs_keeper.h): a caller's request is then
- * mostly taken by the reader on its own CPU and the caller stays there for
- * the answer. bench-fuse 2026-11-30 02:47 UTC (st-never is the default,
- * st-cpu --poll 0): stat 11.5k -> 17.1k/s, create+unlink 2.4k -> 3.5k/s,
- * randread psync 31.6k -> 39.8k IOPS at half the server CPU, but randwrite
- * libaio QD16 from one process 131k -> 105k (the reader on the
- * submitter's CPU competes with it) and readdir 1.56M -> 1.30M entries/s
- * (the read-ahead no longer overlaps the client). A spinning reader would
- * win every request from the one on the caller's CPU, so the two models
- * do not mix.
+ * Readers. By default one per CPU this process may run on, each pinned to
+ * its CPU, waiting without polling, and kept in the idle class while
+ * requests flow (fs_keeper.h): a caller's request is then mostly taken by
+ * the reader on its own CPU and the caller stays there for the answer.
+ * When a caller has several reads or writes in flight at once, the readers
+ * hand over to reader 0 alone, which leaves its CPU and the idle class and
+ * polls for --poll USEC after each answer, until that traffic stops
+ * (fuse_handover.h). --poll 0 keeps the per-CPU readers always; --single
+ * keeps the lone polling reader always.
+ *
+ * Same-run A/B by hand on 2026-11-30 (fio 4k direct, 256M, 5 rounds;
+ * bench/fuse_meta), per-CPU readers alone (--poll 0) / with the handover
+ * (default) / one polling reader (--single): randwrite libaio QD16 105k /
+ * 135k / 122k IOPS, randread libaio QD16 110k / 117k / 111k, randread psync
+ * 40k / 41k / 29k, stat of 3,000 files 15.9k / 18.3k / 9.4k per second;
+ * readdir of 10,000 entries (4 rounds) 1.20M / 1.49M / 1.62M entries/s.
  */
 #define MOUNT_READERS_MAX 64
 
 struct mount_req {
 	struct fs_req req;
+	struct fuse_handover *handover;   /* NULL, or: */
+	struct handover_ticket ticket;    /* fuse_handover_answer before answering */
 	struct iovec in, out;
 	int fd;
 	size_t size;
 	uint8_t buf[]; /* in: size bytes, then out: size bytes */
 };
 
-/* What the readers share: the io_uring channel, once INIT allowed it. */
+/* What the readers share: the io_uring channel, once INIT allowed it; the handover. */
 struct channel {
 	bool want_uring;
 	struct fuse_uring *uring;
+	struct fuse_handover *handover;  /* NULL: no handing over */
+	cpu_set_t anywhere;              /* where the lone reader may run */
 };
 
 struct reader {
@@ -79,7 +85,8 @@ struct reader {
 	unsigned idx;
 	int cpu;                /* pinned to it, or -1 */
 	int fd;
-	uint32_t poll_us;
+	uint32_t poll_us;       /* after each answer (per-CPU readers: only when lone) */
+	bool per_cpu;
 	bool forgets_only;      /* the rings carry requests; this fd FORGET/INTERRUPT */
 	pthread_t thread;
 	pthread_t main_thread;
@@ -119,6 +126,8 @@ static void mount_complete(void *ctx, struct fs_req *req, uint32_t len)
 {
 	struct mount_req *m = (struct mount_req *)((char *)req - offsetof(struct mount_req, req));
 
+	if (m->handover)
+		fuse_handover_answer(m->handover, &m->ticket, len);
 	send_reply(m->fd, m->out.iov_base, len);
 	free(m);
 }
@@ -146,23 +155,66 @@ static void start_uring(struct reader *rd)
 	rd->forgets_only = true;
 }
 
+/*
+ * Whether this reader serves now (see fuse_handover.h): in a lone phase
+ * reader 0 serves alone, out of its CPU and the idle class, and the others
+ * sleep until it ends (false: look again).
+ */
+static bool handover_turn(struct reader *rd, bool *lone)
+{
+	struct fuse_handover *ho = rd->ch->handover;
+
+	if (!ho || !fuse_handover_lone(ho))
+		return true;
+	if (rd->idx != 0) {
+		fuse_handover_wait(ho);
+		return false;
+	}
+	if (!*lone) {
+		fs_keeper_leave(rd->keeper, rd->idx, &rd->ch->anywhere);
+		*lone = true;
+	}
+	return true;
+}
+
+/* Reader 0 found nothing to read: end a lone phase that has run its course. */
+static bool handover_back(struct reader *rd, bool *lone)
+{
+	if (!*lone || !fuse_handover_expired(rd->ch->handover, fs_now_ns()))
+		return false;
+	fuse_handover_end(rd->ch->handover);
+	fs_keeper_enter(rd->keeper, rd->idx, rd->cpu);
+	*lone = false;
+	return true;
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader *rd = arg;
 	size_t size = fuse_server_max_request(rd->srv) + 4096;
 	struct mount_req *m = mreq_new(rd->fd, size);
+	struct handover_seat seat = { 0 };
+	bool lone = false, waited = true;
 	char name[16];
 
 	snprintf(name, sizeof(name), "fuse-r%u", rd->idx);
 	(void)pthread_setname_np(pthread_self(), name);
 	fs_keeper_enter(rd->keeper, rd->idx, rd->cpu);
 	while (m) {
+		if (!handover_turn(rd, &lone))
+			continue;
 		ssize_t n = read(rd->fd, m->buf, size);
 
 		if (n < 0) {
+			waited = true;
 			if (errno == EAGAIN && fuse_server_idle(rd->srv))
 				continue;   /* it took a while: look again before waiting */
-			if (errno == EAGAIN && fs_wait_readable(rd->fd, rd->poll_us) == 0) {
+			if (errno == EAGAIN && handover_back(rd, &lone))
+				continue;
+			/* Lone: not asleep past the phase's end (handover_back). */
+			uint32_t poll_us = rd->per_cpu && !lone ? 0 : rd->poll_us;
+			int sleep_ms = lone ? (int)(HANDOVER_HOLD_NS / 1000000u) : -1;
+			if (errno == EAGAIN && fs_wait_readable(rd->fd, poll_us, sleep_ms) == 0) {
 				if (rd->forgets_only)
 					usleep(FORGET_BATCH_US);
 				continue;
@@ -176,6 +228,10 @@ static void *reader_main(void *arg)
 		}
 		fs_keeper_served(rd->keeper, rd->idx);
 		m->in.iov_len = (size_t)n;
+		m->handover = (size_t)n >= sizeof(struct fuse_in_header) ? rd->ch->handover : NULL;
+		if (m->handover)
+			fuse_handover_take(m->handover, &seat, m->buf, (size_t)n, waited, &m->ticket);
+		waited = false;
 		bool init = (size_t)n >= sizeof(struct fuse_in_header) &&
 			    ((struct fuse_in_header *)m->buf)->opcode == FUSE_INIT;
 		int r = fuse_server_handle(rd->srv, &m->req, &mount_transport);
@@ -183,10 +239,14 @@ static void *reader_main(void *arg)
 			m = mreq_new(rd->fd, size); /* the parked request keeps the old one */
 			continue;
 		}
+		if (m->handover)
+			fuse_handover_answer(m->handover, &m->ticket, (size_t)r);
 		send_reply(rd->fd, m->out.iov_base, (size_t)r);
 		if (init)
 			start_uring(rd);
 	}
+	if (rd->ch->handover)
+		fuse_handover_close(rd->ch->handover);
 	free(m);
 	pthread_kill(rd->main_thread, SIGUSR1);
 	return NULL;
@@ -200,7 +260,7 @@ static int usage(const char *why, const char *what)
 }
 
 static int parse_args(int argc, char **argv, struct fs_options *o,
-		      const char **dir, const char **mnt, bool *uring)
+		      const char **dir, const char **mnt, bool *uring, bool *single)
 {
 	const char *pos[2];
 	int npos = 0;
@@ -224,6 +284,8 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 			o->writeback = true;
 		} else if (strcmp(a, "--uring") == 0) {
 			*uring = true;
+		} else if (strcmp(a, "--single") == 0) {
+			*single = true;
 		} else if (strcmp(a, "--poll") == 0 || strncmp(a, "--poll=", 7) == 0) {
 			const char *v = a[6] == '=' ? a + 7 : (++i < argc ? argv[i] : NULL);
 			if (fs_parse_poll(v, &o->poll_us))
@@ -239,7 +301,7 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 	if (npos < 2)
 		return usage("usage: stainless fuse-mount DIR MOUNTPOINT "
 			     "[--cache never|auto|always] [--readonly] [--xattr] [--writeback] "
-			     "[--poll USEC] [--uring]",
+			     "[--poll USEC] [--single] [--uring]",
 			     NULL);
 	*dir = pos[0];
 	*mnt = pos[1];
@@ -277,9 +339,10 @@ static void abort_conn(dev_t dev)
 }
 
 static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char *mnt,
-		 uint32_t poll_us)
+		 bool per_cpu, uint32_t poll_us)
 {
 	struct reader rd[MOUNT_READERS_MAX];
+	struct fuse_handover handover;
 	int cpus[MOUNT_READERS_MAX], want = 0;
 	struct fs_keeper *keeper = NULL;
 	struct stat st;
@@ -292,14 +355,19 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (poll_us == 0 && sched_getaffinity(0, sizeof(mine), &mine) == 0) {  /* per CPU */
+	if (per_cpu && sched_getaffinity(0, sizeof(mine), &mine) == 0) {
 		for (int c = 0; c < CPU_SETSIZE && want < MOUNT_READERS_MAX; c++)
 			if (CPU_ISSET(c, &mine))
 				cpus[want++] = c;
 		keeper = fs_keeper_start((unsigned)want);
+		ch->anywhere = mine;
+		if (want > 1 && poll_us > 0) {
+			fuse_handover_init(&handover);
+			ch->handover = &handover;
+		}
 	}
 	if (want == 0) {
-		cpus[0] = -1;  /* --poll: one reader, anywhere */
+		cpus[0] = -1;  /* --single, --uring: one reader, anywhere */
 		want = 1;
 	}
 	for (int i = 0; i < want; i++) {
@@ -315,6 +383,7 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char
 		}
 		rd[n] = (struct reader){ .srv = srv, .ch = ch, .keeper = keeper, .idx = (unsigned)n,
 				      .cpu = cpus[n], .fd = rfd, .poll_us = poll_us,
+				      .per_cpu = cpus[n] >= 0,
 				      .main_thread = pthread_self() };
 		if (pthread_create(&rd[n].thread, NULL, reader_main, &rd[n])) {
 			if (rfd != fd)
@@ -346,13 +415,13 @@ int fuse_mount_main(int argc, char **argv)
 	struct fuse_server *srv;
 	struct fs_options o;
 	struct channel ch = { 0 };
-	bool uring = false;
+	bool uring = false, single = false;
 	const char *dir = NULL, *mnt = NULL;
 	struct rlimit rl;
 	char opts[256];
 	int fd, r;
 
-	r = parse_args(argc, argv, &o, &dir, &mnt, &uring);
+	r = parse_args(argc, argv, &o, &dir, &mnt, &uring, &single);
 	if (r || (r = check_dir("share", dir)) || (r = check_dir("mount point", mnt)))
 		return r;
 	/* The inode table is sized from this: one O_PATH fd per known inode. */
@@ -388,7 +457,7 @@ int fuse_mount_main(int argc, char **argv)
 		fuse_server_destroy(srv);
 		return 1;
 	}
-	r = serve(srv, &ch, fd, mnt, o.poll_us);
+	r = serve(srv, &ch, fd, mnt, !single && !ch.want_uring, o.poll_us);
 	close(fd);
 	fuse_server_destroy(srv);
 	fuse_uring_free(ch.uring);  /* after parked requests got their answers */

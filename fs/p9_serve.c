@@ -203,7 +203,7 @@ static void *conn_thread(void *arg)
 			start = 0;
 		}
 		ssize_t n = recv(c->fd, in + end, incap - end, MSG_DONTWAIT);
-		if (n < 0 && errno == EAGAIN && fs_wait_readable(c->fd, c->all->poll_us) == 0)
+		if (n < 0 && errno == EAGAIN && fs_wait_readable(c->fd, c->all->poll_us, -1) == 0)
 			continue;
 		if (n < 0 && errno == EINTR)
 			continue;
