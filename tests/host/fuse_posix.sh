@@ -6,9 +6,10 @@
 # O_TMPFILE, statx, a cp -a of a real tree, and what the share must not
 # let through. Exit 0 pass, 77 skip (last line says why), else fail.
 #
-# The battery runs once per way fuse-mount can serve: /dev/fuse with one
-# polling reader (the default, "dev"), /dev/fuse with a reader per CPU
-# (--poll 0, "cpu") and FUSE over io_uring (--uring), for which the fuse
+# The battery runs once per way fuse-mount can serve: /dev/fuse with a
+# reader per CPU handing over to one polling reader (the default, "dev"),
+# /dev/fuse with one polling reader always (--single, "single") and FUSE
+# over io_uring (--uring), for which the fuse
 # module's enable_uring is switched on for the run (and back after) and the
 # test checks that one ring per possible CPU is really open. A kernel
 # without CONFIG_FUSE_IO_URING gets a SKIP line for that one.
@@ -18,7 +19,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 URING_PARAM=/sys/module/fuse/parameters/enable_uring
 
 if [ -z "${FUSE_CHANNEL:-}" ]; then
-	for ch in dev cpu; do
+	for ch in dev single; do
 		FUSE_CHANNEL=$ch sh "$0"; rc=$?
 		[ $rc -eq 0 ] || exit $rc
 	done
@@ -35,7 +36,7 @@ fi
 echo "# channel: $FUSE_CHANNEL"
 case $FUSE_CHANNEL in
 uring) CHAN_ARGS=--uring ;;
-cpu)   CHAN_ARGS="--poll 0" ;;
+single) CHAN_ARGS=--single ;;
 *)     CHAN_ARGS= ;;
 esac
 
@@ -106,14 +107,14 @@ fi
 # --- serving threads: idle class while requests flow, never starved ----------
 # (fs/fs_keeper.h: the idle class keeps a woken caller on its own CPU; the
 # keeper lifts a thread that waits for its CPU and rests them all when
-# quiet). --poll 0: one reader per CPU (fuse-rN); --uring: one queue
-# thread per possible CPU (fuse-qN); the default: one polling reader,
-# always in the normal class (a spinning idle-class reader on another CPU
-# would win every request from the one on the caller's CPU).
+# quiet). The default: one reader per CPU (fuse-rN); --uring: one queue
+# thread per possible CPU (fuse-qN); --single: one polling reader, always
+# in the normal class (a spinning idle-class reader on another CPU would
+# win every request from the one on the caller's CPU).
 case $FUSE_CHANNEL in
-uring) SERVERS=fuse-q nservers=$cpus ;;
-cpu)   SERVERS=fuse-r nservers=$(nproc) ;;
-*)     SERVERS=fuse-r nservers=1 ;;
+uring)  SERVERS=fuse-q nservers=$cpus ;;
+single) SERVERS=fuse-r nservers=1 ;;
+*)      SERVERS=fuse-r nservers=$(nproc) ;;
 esac
 qpolicies() { # scheduling policy of each serving thread (0 normal, 5 idle)
 	for t in /proc/"$PID"/task/*; do
@@ -121,7 +122,7 @@ qpolicies() { # scheduling policy of each serving thread (0 normal, 5 idle)
 	done
 }
 check "serving threads: $nservers" [ "$(qpolicies | wc -l)" -eq "$nservers" ]
-if [ "$FUSE_CHANNEL" != dev ]; then
+if [ "$FUSE_CHANNEL" != single ]; then
 	( end=$(($(date +%s) + 3)); while [ "$(date +%s)" -lt "$end" ]; do
 		stat "$MNT" >/dev/null; done ) &
 	LOOP=$!
@@ -147,6 +148,46 @@ if [ "$FUSE_CHANNEL" != dev ]; then
 	kill $HOGS
 	HOGS=
 	check "requests finish within 15 s with every CPU busy (rc $rc)" [ $rc -eq 0 ]
+fi
+
+# --- handover: a caller with many writes in flight gets one lone reader -----
+# (fs/fuse_handover.h) Reader 0 leaves its CPU and serves alone while the
+# others wait on a futex; 20 ms after the traffic stops it is pinned again.
+handover_state() { # one line per reader: name, allowed CPUs, wait channel
+	for t in /proc/"$PID"/task/*; do
+		case $(cat "$t/comm" 2>/dev/null) in fuse-r*)
+			echo "$(cat "$t/comm") $(awk '/^Cpus_allowed_list/ { print $2 }' "$t/status") $(cat "$t/wchan")"
+		esac
+	done
+}
+if [ "$FUSE_CHANNEL" != dev ]; then
+	:
+elif [ "$nservers" -lt 2 ]; then
+	echo "SKIP handover: one CPU, one reader, nothing to hand over"
+elif ! command -v fio >/dev/null; then
+	echo "SKIP handover: fio missing (scripts/deps installs it)"
+else
+	all=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/"$PID"/status)
+	fio --name=handover --directory="$MNT" --rw=randwrite --ioengine=libaio --iodepth=16 \
+		--direct=1 --bs=4k --size=16M --runtime=3 --time_based >"$T/fio.out" 2>&1 &
+	FIO=$!
+	lone=0
+	for i in $(seq 25); do
+		sleep 0.1
+		st=$(handover_state)
+		echo "$st" | grep -q "^fuse-r0 $all " &&
+			[ -z "$(echo "$st" | grep -v '^fuse-r0 ' | grep -v futex)" ] && { lone=1; break; }
+	done
+	wait $FIO; frc=$?
+	check "handover: fio libaio QD16 ran (rc $frc)" [ $frc -eq 0 ]
+	check "handover: reader 0 alone on any CPU, the others waiting ($(echo "$st" | paste -sd';'))" \
+		[ $lone -eq 1 ]
+	sleep 0.2
+	stat "$MNT" >/dev/null
+	st=$(handover_state)
+	check "handover: reader 0 pinned again when the writes stop ($(echo "$st" | paste -sd';'))" \
+		sh -c "! echo '$st' | grep -q '^fuse-r0 $all '"
+	rm -f "$MNT"/handover.*
 fi
 
 # --- files and directories --------------------------------------------------
