@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # bench-fuse: the seed fio jobs and three metadata rows against every host
 # FUSE backend side by side, in one invocation:
-#   st-never     stainless fuse-mount --cache never (/dev/fuse, one polling reader)
-#   st-cpu       stainless fuse-mount --cache never --poll 0 (a reader per CPU)
+#   st-never     stainless fuse-mount --cache never (the default: /dev/fuse, a reader
+#                per CPU handing over to one polling reader for streamed I/O)
+#   st-single    stainless fuse-mount --cache never --single (one polling reader)
 #   st-uring     stainless fuse-mount --cache never --uring (FUSE over io_uring)
 #   st-auto      stainless fuse-mount --cache auto
 #   pthp-single  libfuse's passthrough_hp --nocache --single
@@ -35,7 +36,7 @@ OUT=${OUT:-docs/benchmarks}
 JOBDIR=${FIO_JOBS:-/work/shared/reference/virtiofs-tests/fio-jobs}
 JOBS="randread-psync randread-libaio randwrite-psync randwrite-libaio
       randrw-psync randrw-libaio seqread-psync seqwrite-psync"
-BACKENDS="st-never st-cpu st-uring st-auto pthp-single pthp-multi tmpfs"
+BACKENDS="st-never st-single st-uring st-auto pthp-single pthp-multi tmpfs"
 URING_PARAM=/sys/module/fuse/parameters/enable_uring
 URING_OLD=
 
@@ -105,7 +106,7 @@ for b in $BACKENDS; do
 	mkdir -p "$mnt"
 	case $b in
 	st-never)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never 2>"$T/$b.err" & ;;
-	st-cpu)      "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --poll 0 2>"$T/$b.err" & ;;
+	st-single)   "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --single 2>"$T/$b.err" & ;;
 	st-uring)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --uring 2>"$T/$b.err" & ;;
 	st-auto)     "$STAINLESS" fuse-mount "$src" "$mnt" --cache auto 2>"$T/$b.err" & ;;
 	pthp-single) "$PTHP" --foreground --nocache --single "$src" "$mnt" 2>"$T/$b.err" & ;;
@@ -184,10 +185,10 @@ cpu_samples() {
 }
 TABLE=$(samples | awk -f bench/median_table.awk \
 	-v rows="randread-psync:1 randread-libaio:1 randwrite-psync:1 randwrite-libaio:1 randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-stat:1.5 meta-readdir:1.5 meta-create+unlink:1.5" \
-	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-cpu st-uring st-auto tmpfs" -v judge="st-never st-cpu st-uring")
+	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-single st-uring st-auto tmpfs" -v judge="st-never st-single st-uring")
 CPU_TABLE=$(cpu_samples | awk -f bench/median_table.awk -v lower=1 -v fmt=%.1f \
 	-v rows="randread-psync randread-libaio randwrite-psync randwrite-libaio randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-per-file" \
-	-v cols="st-never st-cpu st-uring st-auto pthp-single pthp-multi" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-cpu st-uring st-auto")
+	-v cols="st-never st-single st-uring st-auto pthp-single pthp-multi" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-single st-uring st-auto")
 
 mkdir -p "$OUT"
 {
@@ -198,7 +199,7 @@ mkdir -p "$OUT"
 	echo "#      (psync at QD1), $ROUNDS interleaved rounds, median IOPS (randrw: read+write)"
 	echo "# meta: bench/fuse_meta, $FILES files; stat and create+unlink in ops/s, readdir in entries/s"
 	echo "# anc = passthrough_hp's better mode (--nocache, --single or multi-thread) in this run;"
-	echo "# verdicts judge st-never (the default: /dev/fuse, one polling reader), st-cpu (--poll 0: a reader per CPU)"
+	echo "# verdicts judge st-never (the default: /dev/fuse, per-CPU readers with the handover), st-single (--single: one polling reader)"
 	echo "# and st-uring (--uring), all cache=never, the mode that matches --nocache; tmpfs/anc is the ceiling"
 	echo "# FUSE over io_uring: $URING_SAY"
 	echo "$TABLE"
@@ -225,8 +226,8 @@ if command -v gnuplot >/dev/null; then
 	set yrange [1000:*]
 	set ylabel "ops/s (log)"
 	set xtics rotate by -30
-	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never (/dev/fuse, polling reader)", \
-	     "" using 3 title "stainless cache=never (/dev/fuse, --poll 0: reader per CPU)", \
+	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never (/dev/fuse, default readers)", \
+	     "" using 3 title "stainless cache=never (/dev/fuse, --single: one polling reader)", \
 	     "" using 4 title "stainless cache=never (io_uring)", \
 	     "" using 5 title "stainless cache=auto", \
 	     "" using 6 title "passthrough_hp --nocache --single", \
