@@ -58,6 +58,27 @@ START_TEST(init_versions)
 }
 END_TEST
 
+/* cache=never: the entries' attributes would be dropped, so no READDIRPLUS. */
+START_TEST(init_no_readdirplus_at_cache_never)
+{
+	struct fuse_init_in in = { .major = 7, .minor = 38,
+				   .flags = FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO };
+	struct fuse_init_out out;
+	struct fs_options o;
+
+	fs_options_default(&o);
+	o.cache = FS_CACHE_NEVER;
+	tf_start(&o, NULL, false);
+	ck_assert_int_eq(tf_req(FUSE_INIT, 0, &in, sizeof(in), NULL, NULL, &out, sizeof(out)), 0);
+	ck_assert_uint_eq(out.flags & (FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO), 0);
+	o.cache = FS_CACHE_AUTO;
+	tf_start(&o, NULL, false);
+	ck_assert_int_eq(tf_req(FUSE_INIT, 0, &in, sizeof(in), NULL, NULL, &out, sizeof(out)), 0);
+	ck_assert_uint_eq(out.flags & (FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO),
+			  FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO);
+}
+END_TEST
+
 /* FUSE_OVER_IO_URING travels in flags2: offered only when asked and offered. */
 static uint32_t init_flags2(uint32_t flags, uint32_t flags2, uint32_t *out_flags)
 {
@@ -504,6 +525,7 @@ int main(void)
 	tcase_add_test(tc, init_negotiates);
 	tcase_add_test(tc, init_versions);
 	tcase_add_test(tc, init_offers_io_uring);
+	tcase_add_test(tc, init_no_readdirplus_at_cache_never);
 	tcase_add_test(tc, lookup_getattr_forget);
 	tcase_add_test(tc, setattr_all);
 	tcase_add_test(tc, symlink_readlink_mknod_mkdir);
