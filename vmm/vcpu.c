@@ -299,7 +299,14 @@ static void *vcpu_thread(void *arg)
 				run->immediate_exit = 0;
 				continue;
 			}
-			snprintf(why, sizeof(why), "vcpu %u: KVM_RUN: %s", v->id, strerror(errno));
+			/*
+			 * A file page mapped into a DAX window that is past
+			 * the file's end (truncated on the host meanwhile, or
+			 * mapped there by the guest) cannot be faulted in.
+			 */
+			bool dax = errno == EFAULT && env->has_dax && *env->has_dax;
+			snprintf(why, sizeof(why), "vcpu %u: KVM_RUN: %s%s", v->id, strerror(errno),
+				 dax ? " (a DAX window page past the end of its host file?)" : "");
 			env->stop(env->ctx, 1, why);
 			break;
 		}

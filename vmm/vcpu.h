@@ -24,6 +24,7 @@ struct vcpu_env {
 	vcpu_stop_fn *stop;
 	void *ctx;
 	volatile bool *stopping;
+	const bool *has_dax;    /* a DAX window is mapped: explains an EFAULT */
 };
 
 struct vcpu {

@@ -62,6 +62,7 @@ struct vm {
 	struct vm_virtio virtio[VM_MAX_VIRTIO];
 	unsigned nr_virtio;
 	uint64_t next_shm_gpa;   /* where the next device memory region goes */
+	bool has_dax;            /* a device memory region is mapped */
 	char dev_cmdline[VM_MAX_VIRTIO * 48];
 	struct vcpu_env vcpu_env;
 	struct vcpu vcpus[VM_CPUS_MAX];
@@ -192,6 +193,7 @@ static int vm_place_shm(struct vm *vm, struct vm_virtio *v, const char *name)
 				      "%u-bit physical address space", name,
 				      (unsigned long long)(shm->len >> 20), bits);
 		rc = kvm_add_memslot(&vm->kvm, gpa, shm->len, shm->host);
+		vm->has_dax |= rc == 0;
 		if (rc == 0)
 			rc = vmmio_set_shm_base(v->transport, shm->id, gpa);
 		if (rc < 0)
@@ -248,7 +250,7 @@ static int vm_load(struct vm *vm)
 
 	vm->vcpu_env = (struct vcpu_env){
 		.pio = &vm->pio, .mmio = &vm->mmio, .stop = vm_request_stop,
-		.ctx = vm, .stopping = &vm->stopping,
+		.ctx = vm, .stopping = &vm->stopping, .has_dax = &vm->has_dax,
 	};
 	for (unsigned i = 0; i < vm->cfg.cpus; i++) {
 		rc = vcpu_create(&vm->vcpus[i], &vm->kvm, i, vm->cfg.cpus, img.entry,
