@@ -84,8 +84,10 @@ e2e_run_direct() {
 # whole console with E2E_VERBOSE=1; E2E_SHOW, an extended regex a benchmark
 # may set, echoes its own progress lines too). Bounded by E2E_HOST_TIMEOUT
 # seconds, and by E2E_QUIET_TIMEOUT (default 300) seconds without a new
-# console line: the nested host now and then stalls for good (TCG with
-# emulated SVM), and waiting out the whole limit cost CI 15 minutes.
+# console line or a console saying a CPU has been stuck that long (soft
+# lockup): the nested host now and then stalls for good (TCG with emulated
+# SVM), and waiting out the whole limit cost CI 15 minutes. A stalled host
+# may stay silent or keep printing its lockup warnings.
 e2e_run_nested() {
 	local log=$1 hk hi list secs t0 pidf wd
 	shift
@@ -145,7 +147,7 @@ e2e_run_nested() {
 	trap - INT TERM HUP
 	e2e_kill_qemu "$pidf"
 	if [ -f "$log.quiet" ]; then
-		echo "STAINLESS-TESTHOST-FAIL killed after $(cat "$log.quiet")s without console output (E2E_QUIET_TIMEOUT)" | tee -a "$log"
+		echo "STAINLESS-TESTHOST-FAIL killed: $(cat "$log.quiet") (E2E_QUIET_TIMEOUT)" | tee -a "$log"
 	elif [ "$(cat "$log.status" 2>/dev/null)" = 137 ]; then
 		echo "STAINLESS-TESTHOST-FAIL killed after ${secs}s (E2E_HOST_TIMEOUT)" | tee -a "$log"
 	fi
@@ -155,17 +157,25 @@ e2e_run_nested() {
 }
 
 # e2e_quiet_watchdog LOG PIDFILE SECS: kills the QEMU of PIDFILE once LOG
-# has not grown for SECS seconds, and says so in LOG.quiet.
+# has not grown for SECS seconds, or once the host's own soft-lockup
+# detector reports a CPU stuck for SECS seconds, and says why in LOG.quiet.
 e2e_quiet_watchdog() {
-	local log=$1 pidf=$2 quiet=$3 size last=-1 since
+	local log=$1 pidf=$2 quiet=$3 size last=-1 since stuck why=
 	since=$(date +%s)
 	while sleep 5; do
 		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
-		if [ "$size" != "$last" ]; then
+		stuck=$(tail -c 4096 "$log" 2>/dev/null |
+			sed -n 's/.*soft lockup - CPU#[0-9]* stuck for \([0-9]*\)s.*/\1/p' | tail -n 1)
+		if [ "${stuck:-0}" -ge "$quiet" ]; then
+			why="a CPU of the test host stuck for ${stuck}s (soft lockup)"
+		elif [ "$size" != "$last" ]; then
 			last=$size
 			since=$(date +%s)
 		elif [ $(( $(date +%s) - since )) -ge "$quiet" ]; then
-			echo "$quiet" >"$log.quiet"
+			why="${quiet}s without console output"
+		fi
+		if [ -n "$why" ]; then
+			echo "$why" >"$log.quiet"
 			e2e_kill_qemu "$pidf"
 			return
 		fi
