@@ -106,17 +106,13 @@ static bool tick(struct fs_keeper *k)
 		/* Not entered yet, or no way to see starvation: leave it normal. */
 		if (!atomic_load(&t->tid) || t->schedstat_fd < 0)
 			continue;
+		uint64_t delay = run_delay_ns(t->schedstat_fd);
+		uint64_t waited = delay - t->seen_delay_ns;
 		if (atomic_load(&t->left)) {
 			/* It made itself normal; undo a set_idle that raced with that. */
 			if (t->idle)
 				set_idle(t, false);
-			t->seen_served = served;
-			active |= busy;
-			continue;
-		}
-		uint64_t delay = run_delay_ns(t->schedstat_fd);
-		uint64_t waited = delay - t->seen_delay_ns;
-		if (t->idle && waited > STARVED_NS && served - t->seen_served < waited / PER_REQUEST_NS) {
+		} else if (t->idle && waited > STARVED_NS && served - t->seen_served < waited / PER_REQUEST_NS) {
 			set_idle(t, false);
 			t->normal_until_ns = now + HOLD_NS;
 		} else if (!t->idle && busy && now >= t->normal_until_ns) {
