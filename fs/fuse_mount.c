@@ -45,10 +45,10 @@
  * its CPU, waiting without polling, and kept in the idle class while
  * requests flow (fs_keeper.h): a caller's request is then mostly taken by
  * the reader on its own CPU and the caller stays there for the answer.
- * When a caller has several reads or writes in flight at once, the readers
- * hand over to reader 0 alone, which leaves its CPU and the idle class and
- * polls for --poll USEC after each answer, until that traffic stops
- * (fuse_handover.h). --poll 0 keeps the per-CPU readers always; --single
+ * When a caller has several reads or writes in flight at once, or streams
+ * a directory listing that fills every answer, the readers hand over to
+ * reader 0 alone, which leaves its CPU and the idle class and polls for
+ * --poll USEC after each answer, until that traffic stops (fuse_handover.h). --poll 0 keeps the per-CPU readers always; --single
  * keeps the lone polling reader always.
  *
  * Same-run A/B by hand on 2026-11-30 (fio 4k direct, 256M, 5 rounds;
