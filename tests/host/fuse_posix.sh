@@ -6,13 +6,10 @@
 # O_TMPFILE, statx, a cp -a of a real tree, and what the share must not
 # let through. Exit 0 pass, 77 skip (last line says why), else fail.
 #
-# The battery runs once per way fuse-mount can serve: /dev/fuse with a
-# reader per CPU handing over to one polling reader (the default, "dev"),
-# /dev/fuse with one polling reader always (--single, "single") and FUSE
-# over io_uring (--uring), for which the fuse
-# module's enable_uring is switched on for the run (and back after) and the
-# test checks that one ring per possible CPU is really open. A kernel
-# without CONFIG_FUSE_IO_URING gets a SKIP line for that one.
+# The battery runs once per way fuse-mount can serve over /dev/fuse: a
+# reader per CPU handing over to one polling reader (the default, "dev")
+# and one polling reader always (--single, "single"). fuse_posix_uring.sh
+# runs it over FUSE over io_uring (FUSE_CHANNEL=uring).
 set -u
 : "${STAINLESS:=$(pwd)/build/stainless}"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -23,15 +20,7 @@ if [ -z "${FUSE_CHANNEL:-}" ]; then
 		FUSE_CHANNEL=$ch sh "$0"; rc=$?
 		[ $rc -eq 0 ] || exit $rc
 	done
-	if [ ! -w "$URING_PARAM" ]; then
-		echo "SKIP io_uring channel: this kernel has no FUSE over io_uring ($URING_PARAM)"
-		exit 0
-	fi
-	old=$(cat "$URING_PARAM")
-	echo Y >"$URING_PARAM"
-	FUSE_CHANNEL=uring sh "$0"; rc=$?
-	echo "$old" >"$URING_PARAM"
-	exit $rc
+	exit 0
 fi
 echo "# channel: $FUSE_CHANNEL"
 case $FUSE_CHANNEL in
