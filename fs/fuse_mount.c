@@ -48,7 +48,8 @@
  * When a caller has several reads or writes in flight at once, or streams
  * a directory listing that fills every answer, the readers hand over to
  * reader 0 alone, which leaves its CPU and the idle class and polls for
- * --poll USEC after each answer, until that traffic stops (fuse_handover.h). --poll 0 keeps the per-CPU readers always; --single
+ * --poll USEC after each answer, until that traffic stops
+ * (fuse_handover.h). --poll 0 keeps the per-CPU readers always; --single
  * keeps the lone polling reader always.
  *
  * Same-run A/B by hand on 2026-11-30 (fio 4k direct, 256M, 5 rounds;
@@ -83,10 +84,9 @@ struct reader {
 	struct channel *ch;
 	struct fs_keeper *keeper;
 	unsigned idx;
-	int cpu;                /* pinned to it, or -1 */
+	int cpu;                /* pinned to it (a per-CPU reader), or -1 */
 	int fd;
 	uint32_t poll_us;       /* after each answer (per-CPU readers: only when lone) */
-	bool per_cpu;
 	bool forgets_only;      /* the rings carry requests; this fd FORGET/INTERRUPT */
 	pthread_t thread;
 	pthread_t main_thread;
@@ -212,7 +212,7 @@ static void *reader_main(void *arg)
 			if (errno == EAGAIN && handover_back(rd, &lone))
 				continue;
 			/* Lone: not asleep past the phase's end (handover_back). */
-			uint32_t poll_us = rd->per_cpu && !lone ? 0 : rd->poll_us;
+			uint32_t poll_us = rd->cpu >= 0 && !lone ? 0 : rd->poll_us;
 			int sleep_ms = lone ? (int)(HANDOVER_HOLD_NS / 1000000u) : -1;
 			if (errno == EAGAIN && fs_wait_readable(rd->fd, poll_us, sleep_ms) == 0) {
 				if (rd->forgets_only)
@@ -228,12 +228,14 @@ static void *reader_main(void *arg)
 		}
 		fs_keeper_served(rd->keeper, rd->idx);
 		m->in.iov_len = (size_t)n;
-		m->handover = (size_t)n >= sizeof(struct fuse_in_header) ? rd->ch->handover : NULL;
+		/* A peek at the header; the server checks the whole request. */
+		const struct fuse_in_header *h =
+			(size_t)n >= sizeof(*h) ? (const struct fuse_in_header *)m->buf : NULL;
+		m->handover = h ? rd->ch->handover : NULL;
 		if (m->handover)
 			fuse_handover_take(m->handover, &seat, m->buf, (size_t)n, waited, &m->ticket);
 		waited = false;
-		bool init = (size_t)n >= sizeof(struct fuse_in_header) &&
-			    ((struct fuse_in_header *)m->buf)->opcode == FUSE_INIT;
+		bool init = h && h->opcode == FUSE_INIT;
 		int r = fuse_server_handle(rd->srv, &m->req, &mount_transport);
 		if (r == FS_REQ_DEFERRED) {
 			m = mreq_new(rd->fd, size); /* the parked request keeps the old one */
@@ -383,7 +385,6 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char
 		}
 		rd[n] = (struct reader){ .srv = srv, .ch = ch, .keeper = keeper, .idx = (unsigned)n,
 				      .cpu = cpus[n], .fd = rfd, .poll_us = poll_us,
-				      .per_cpu = cpus[n] >= 0,
 				      .main_thread = pthread_self() };
 		if (pthread_create(&rd[n].thread, NULL, reader_main, &rd[n])) {
 			if (rfd != fd)
