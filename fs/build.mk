@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-LIB_SRCS += fs/fs_keeper.c fs/fs_options.c fs/fs_wait.c fs/resolve.c fs/fuse_mount.c fs/fuse_handover.c \
+LIB_SRCS += fs/fs_fdbudget.c fs/fs_keeper.c fs/fs_options.c fs/fs_wait.c fs/resolve.c fs/fuse_mount.c fs/fuse_handover.c \
             fs/p9_serve.c
 # 9P2000.L server (wire codec, ops by family, socket front end)
 LIB_SRCS += fs/p9_wire.c fs/p9_server.c fs/p9_fid.c fs/p9_walk.c fs/p9_io.c \

@@ -97,6 +97,10 @@ int fs_options_parse_word(struct fs_options *o, const char *word, bool is_9p,
 		o->readonly = true;
 		return 0;
 	}
+	if (KEY("devices") && !val) {
+		o->devices = true;
+		return 0;
+	}
 	if (!is_9p && KEY("xattr") && !val) {
 		o->xattr = true;
 		return 0;

@@ -17,6 +17,7 @@ struct fs_options {
 	bool readonly;
 	bool xattr;
 	bool writeback;
+	bool devices;        /* MKNOD may make character/block devices */
 	uint64_t dax_size;   /* virtio-fs DAX window bytes, 0 = none */
 	uint32_t msize;      /* 9p: largest message offered, 0 = default */
 	uint32_t poll_us;    /* host front ends: poll this long for the next request */
@@ -54,7 +55,7 @@ int fs_parse_poll(const char *s, uint32_t *out);
 
 /*
  * Parse one comma-separated option word of a share spec ("cache=auto",
- * "readonly", "dax=1G", "msize=524288", "xattr", "writeback") into o.
+ * "readonly", "dax=1G", "msize=524288", "xattr", "writeback", "devices") into o.
  * is_9p selects which words are allowed. On error returns -EINVAL and
  * points *why at a short reason for the user.
  */

@@ -284,6 +284,8 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 			o->xattr = true;
 		} else if (strcmp(a, "--writeback") == 0) {
 			o->writeback = true;
+		} else if (strcmp(a, "--devices") == 0) {
+			o->devices = true;
 		} else if (strcmp(a, "--uring") == 0) {
 			*uring = true;
 		} else if (strcmp(a, "--single") == 0) {
@@ -303,7 +305,7 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 	if (npos < 2)
 		return usage("usage: stainless fuse-mount DIR MOUNTPOINT "
 			     "[--cache never|auto|always] [--readonly] [--xattr] [--writeback] "
-			     "[--poll USEC] [--single] [--uring]",
+			     "[--devices] [--poll USEC] [--single] [--uring]",
 			     NULL);
 	*dir = pos[0];
 	*mnt = pos[1];

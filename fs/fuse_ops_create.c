@@ -76,23 +76,11 @@ FUSE_OP(mknod)
 	if (r)
 		return r;
 	mode_t mode = in.mode & ~in.umask;
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-	case S_IFIFO:
-	case S_IFSOCK:
-		in.rdev = 0;
-		break;
-	case S_IFCHR:
-		/* Only the overlayfs whiteout; real device nodes stay on the host. */
-		if (in.rdev == 0)
-			break;
-		return -EPERM;
-	case S_IFBLK:
-		return -EPERM;
-	default:
-		return -EINVAL;
-	}
-	if (mknodat(c->ino->fd, name, mode, in.rdev) < 0)
+	dev_t rdev = in.rdev;
+	r = fs_mknod_allowed(mode, &rdev, c->srv->opts.devices);
+	if (r)
+		return r;
+	if (mknodat(c->ino->fd, name, mode, rdev) < 0)
 		return -errno;
 	return reply_new_entry(c, c->ino, name);
 }

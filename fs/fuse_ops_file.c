@@ -123,14 +123,13 @@ FUSE_OP(create)
 		return r;
 	if (!S_ISDIR(c->ino->type))
 		return -ENOTDIR;
-	if (in.flags & O_EXCL)
-		fl |= O_EXCL;
-	fd = fs_open_beneath(c->ino->fd, name, fl | O_CREAT,
-			     (in.mode & ~in.umask) & 07777);
+	bool created;
+	fd = fs_create_beneath(c->srv->proc_fd, c->ino->fd, name, fl,
+			       (in.mode & ~in.umask) & 07777, in.flags & O_EXCL, &created);
 	if (fd < 0)
 		return fd;
 	/* O_CREAT|O_TRUNC of an existing set-id file truncates it, as OPEN does. */
-	if (c->srv->killpriv_v2 && (in.open_flags & FUSE_OPEN_KILL_SUIDGID) &&
+	if (!created && c->srv->killpriv_v2 && (in.open_flags & FUSE_OPEN_KILL_SUIDGID) &&
 	    (fl & O_TRUNC)) {
 		r = fuse_kill_suidgid(fd);
 		if (r) {
@@ -310,8 +309,10 @@ FUSE_OP(syncfs)
 		fd = openat(c->ino->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	else
 		fd = fuse_reopen(c->srv, c->ino->fd, O_RDONLY);
+	if (fd == -1)
+		fd = -errno;
 	if (fd < 0)
-		return fd == -1 ? -errno : fd;
+		return fd;
 	r = syncfs(fd) < 0 ? -errno : fuse_reply(c, NULL, 0);
 	close(fd);
 	return r;

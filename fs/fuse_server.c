@@ -13,9 +13,10 @@
  *   REMOVEMAPPING unless a device handed in DAX callbacks, the xattr ops
  *   unless the share has `xattr`, and any opcode not listed in ops[] below.
  * Refused on purpose: MKNOD of character/block devices other than the
- * overlayfs whiteout (0/0) -- a guest must not mint host device nodes --
- * and OPEN of anything but regular files (FIFOs would block a queue,
- * device nodes would reach host devices).
+ * overlayfs whiteout (0/0) unless the share has `devices` -- a guest must
+ * not mint host device nodes -- and opening anything but a regular file
+ * or a directory, in every op that opens (fs_reopen, fs_create_beneath):
+ * FIFOs would block a queue, device nodes would reach host devices.
  */
 #include "fs/fuse_int.h"
 
@@ -122,17 +123,8 @@ int fuse_arg_name(struct fuse_call *c, uint32_t *off, const char **name)
 
 int fuse_reopen(struct fuse_server *s, int fd, int flags)
 {
-	char num[16];
-
-	/*
-	 * The one use of /proc: turning an O_PATH fd into one that can read,
-	 * write or lock needs the magic link (there is no reopen-by-fd call).
-	 * proc_fd was opened at creation, so a later chroot does not matter;
-	 * the link can only name a file we already hold.
-	 */
-	snprintf(num, sizeof(num), "%d", fd);
-	int r = openat(s->proc_fd, num, (flags & ~O_NOFOLLOW) | O_CLOEXEC);
-	return r < 0 ? -errno : r;
+	/* Only regular files and directories: fs_reopen checks fd's type. */
+	return fs_reopen(s->proc_fd, fd, flags);
 }
 
 bool fuse_server_io_uring(const struct fuse_server *s)

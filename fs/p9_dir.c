@@ -98,10 +98,14 @@ int p9_op_mknod(struct p9_msg *m)
 		return -EPROTO;
 	if (err)
 		return err;
+	dev_t rdev = makedev(major, minor);
+	err = fs_mknod_allowed(mode, &rdev, m->s->srv->opts.devices);
+	if (err)
+		return err;
 	d = make_dir_fid(m, dfid, gid, &err);
 	if (!d)
 		return err;
-	if (mknodat(d->pfd, name, mode & (S_IFMT | 07777), makedev(major, minor)) < 0)
+	if (mknodat(d->pfd, name, mode & (S_IFMT | 07777), rdev) < 0)
 		return -errno;
 	return reply_qid_of(m, d->pfd, name);
 }

@@ -275,19 +275,10 @@ void p9_proc_path(int fd, char *buf, size_t sz)
 	snprintf(buf, sz, "/proc/self/fd/%d", fd);
 }
 
-/*
- * Opens the file an O_PATH fd names with real access flags. Linux has no
- * reopen call; the /proc/self/fd entry is the one way, and the kernel
- * still checks permissions against the current fsuid.
- */
+/* Opens the file an O_PATH fd names, if it may be opened (fs_reopen). */
 int p9_reopen(struct p9_session *s, int pfd, int flags)
 {
-	char name[16];
-	int fd;
-
-	snprintf(name, sizeof(name), "%d", pfd);
-	fd = openat(s->srv->proc_fd, name, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return fs_reopen(s->srv->proc_fd, pfd, flags);
 }
 
 /* Reads one path component, checked: no '/', NUL, ".", ".." or "". */

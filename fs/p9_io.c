@@ -94,12 +94,8 @@ int p9_op_lopen(struct p9_msg *m)
 		return -EROFS;
 	/*
 	 * Device nodes, fifos and sockets in a share are the guest kernel's to
-	 * open; opening them here would reach host devices or stall the queue.
+	 * open; p9_reopen refuses them (checked on the fd itself).
 	 */
-	if (!S_ISREG(f->mode) && !S_ISDIR(f->mode))
-		return S_ISLNK(f->mode) ? -ELOOP : -EPERM;
-	if (S_ISDIR(f->mode) && writes(flags))
-		return -EISDIR;
 	fd = p9_reopen(s, f->pfd, flags);
 	if (fd < 0)
 		return fd;
@@ -148,7 +144,9 @@ int p9_op_lcreate(struct p9_msg *m)
 	err = p9_creds_for(f->user, gid);
 	if (err)
 		return err;
-	fd = fs_open_beneath(f->pfd, name, flags | O_CREAT, mode & 07777);
+	bool created;
+	fd = fs_create_beneath(s->srv->proc_fd, f->pfd, name, flags, mode & 07777,
+			       flags & O_EXCL, &created);
 	if (fd < 0)
 		return fd;
 	pfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);

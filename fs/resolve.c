@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <linux/openat2.h>
 #include <string.h>
 #include <sys/fsuid.h>
@@ -39,6 +40,76 @@ int fs_open_beneath(int dirfd, const char *name, int flags, mode_t mode)
 		fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
 	} while (fd < 0 && errno == EAGAIN);
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int fs_openable(const struct stat *st)
+{
+	if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode))
+		return 0;
+	return S_ISLNK(st->st_mode) ? -ELOOP : -ENXIO;
+}
+
+int fs_reopen(int proc_fd, int pfd, int flags)
+{
+	struct stat st;
+	char num[16];
+	int fd, r;
+
+	if (fstat(pfd, &st) < 0)
+		return -errno;
+	r = fs_openable(&st);
+	if (r)
+		return r;
+	if (S_ISDIR(st.st_mode) && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)))
+		return -EISDIR;
+	snprintf(num, sizeof(num), "%d", pfd);
+	fd = openat(proc_fd, num, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int fs_create_beneath(int proc_fd, int dirfd, const char *name, int flags,
+		      mode_t mode, bool excl, bool *created)
+{
+	/*
+	 * Between our EEXIST and our look at the entry someone may unlink
+	 * it; then creating it is right again. A few rounds settle any race
+	 * that is not a deliberate loop, which gets EAGAIN.
+	 */
+	for (int round = 0; round < 4; round++) {
+		int fd = fs_open_beneath(dirfd, name, flags | O_CREAT | O_EXCL, mode);
+
+		if (fd >= 0 || fd != -EEXIST || excl) {
+			*created = fd >= 0;
+			return fd;
+		}
+		int pfd = fs_open_beneath(dirfd, name, O_PATH, 0);
+		if (pfd == -ENOENT)
+			continue;
+		if (pfd < 0)
+			return pfd;
+		fd = fs_reopen(proc_fd, pfd, flags);
+		close(pfd);
+		*created = false;
+		return fd;
+	}
+	return -EAGAIN;
+}
+
+int fs_mknod_allowed(mode_t mode, dev_t *rdev, bool devices)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+	case S_IFIFO:
+	case S_IFSOCK:
+		*rdev = 0;
+		return 0;
+	case S_IFCHR:
+		return *rdev == 0 || devices ? 0 : -EPERM;
+	case S_IFBLK:
+		return devices ? 0 : -EPERM;
+	default:
+		return -EINVAL;
+	}
 }
 
 int fs_creds_set(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups)

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One budget of host file descriptors for the whole process, shared by
+ * every share, server and transport. A client decides how many names it
+ * remembers and how many files it keeps open; without one budget, each
+ * server sizing its tables from RLIMIT_NOFILE on its own lets their sum
+ * pass the limit, and then an unrelated open (a new connection, the VMM's
+ * own files) fails with EMFILE. A server charges the budget before it
+ * keeps an fd on a client's behalf and refunds it when it closes that fd;
+ * a server that can do without an fd (an inode it can reopen by file
+ * handle) gives one back rather than refusing the client.
+ *
+ * The limit is RLIMIT_NOFILE's soft value at first use less a reserve kept
+ * for the process itself (FS_FD_RESERVE, or a quarter of a small limit).
+ */
+#ifndef STAINLESS_FS_FS_FDBUDGET_H
+#define STAINLESS_FS_FS_FDBUDGET_H
+
+#include <stdbool.h>
+
+#define FS_FD_RESERVE 256u
+
+/* Takes one fd from the budget: 0, or -ENFILE when it is spent. */
+int fs_fd_charge(void);
+/* Gives back one fd taken by fs_fd_charge(). */
+void fs_fd_refund(void);
+/* How many fds are charged now, and the limit. */
+unsigned fs_fd_used(void);
+unsigned fs_fd_limit(void);
+
+/*
+ * Sets the limit (tests; a front end after raising RLIMIT_NOFILE). Fds
+ * already charged stay charged; a lower limit refuses new charges until
+ * enough are refunded.
+ */
+void fs_fd_set_limit(unsigned limit);
+
+/* The limit fs_fd_limit() starts from for a given RLIMIT_NOFILE value. */
+unsigned fs_fd_limit_for(unsigned long nofile);
+
+#endif
