@@ -12,11 +12,25 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* user_data tags for the three eventfd reads; async ops carry a pointer,
  * which is never this small. */
 enum { TAG_KICK = 1, TAG_STOP = 2, TAG_WAKE = 3 };
+
+/*
+ * How long worker_stop() waits for a handler to return. A request runs
+ * host system calls inline, and one may not come back for long (a hung
+ * network file system under the share, a disk in error recovery); a
+ * reset or a shutdown must not wait for it, since the vCPU that asked
+ * for the reset waits in turn. After this the thread is left to finish
+ * its request on its own and then end, touching no ring.
+ */
+#define WORKER_STOP_GRACE_MS 1000
+
+/* exit_state: whichever of the thread and worker_stop() comes second frees. */
+enum { W_RUNNING, W_EXITED, W_LEFT };
 
 /* One per descriptor head: a head is in flight at most once (vq.c). */
 struct wslot {
@@ -49,8 +63,10 @@ struct worker {
 	struct wop *ops, *free_ops;
 	unsigned nr_ops, ops_inflight;
 	uint64_t kick_buf, stop_buf, wake_buf;
-	bool stopping;
+	bool stopping;              /* the thread's view of stop_asked */
 	/* Touched by other threads: */
+	atomic_bool stop_asked;
+	atomic_int exit_state;
 	_Atomic(struct wslot *) done;  /* completed deferred requests */
 	atomic_int refs;               /* 1 for the owner + 1 per deferred */
 	atomic_bool thread_gone;
@@ -74,6 +90,18 @@ static void worker_put(struct worker *w)
 		worker_free(w);
 }
 
+/*
+ * Stopping means the driver reset the device: its rings are no longer
+ * ours. Read on the thread before each ring access, so a thread that was
+ * left behind in a slow handler touches nothing once that handler returns.
+ */
+static bool stop_seen(struct worker *w)
+{
+	if (!w->stopping && atomic_load_explicit(&w->stop_asked, memory_order_acquire))
+		w->stopping = true;
+	return w->stopping;
+}
+
 /* fs_transport.complete: any thread. Lock-free push, then a wake-up
  * unless we are the worker itself (it reaps before it sleeps). */
 static void worker_complete(void *ctx, struct fs_req *req, uint32_t len)
@@ -90,6 +118,15 @@ static void worker_complete(void *ctx, struct fs_req *req, uint32_t len)
 	if (atomic_load_explicit(&w->thread_gone, memory_order_acquire) ||
 	    !pthread_equal(pthread_self(), w->self))
 		eventfd_write(w->wake_fd, 1);
+	worker_put(w);
+}
+
+/* The ring and the owner's reference, once the thread is done with them. */
+static void worker_release(struct worker *w)
+{
+	atomic_store_explicit(&w->thread_gone, true, memory_order_release);
+	io_uring_queue_exit(&w->ring);
+	close(w->stop_fd);
 	worker_put(w);
 }
 
@@ -113,7 +150,7 @@ static int worker_submit_rw(void *ctx, bool is_write, int fd,
 	struct io_uring_sqe *sqe;
 	struct wop *op;
 
-	if (!pthread_equal(pthread_self(), w->self) || w->stopping)
+	if (!pthread_equal(pthread_self(), w->self) || stop_seen(w))
 		return -EPERM;
 	op = w->free_ops;
 	if (!op)
@@ -149,9 +186,7 @@ static void arm_read(struct worker *w, int fd, uint64_t *buf, uintptr_t tag)
 
 static void finish(struct worker *w, struct wslot *s, uint32_t len)
 {
-	/* Stopping means the driver reset the device: its rings are no
-	 * longer ours to write. */
-	if (w->stopping)
+	if (stop_seen(w))
 		return;
 	/* A device cannot claim it wrote more than the guest gave it. */
 	if (len > s->out_len)
@@ -181,7 +216,7 @@ static void drain(struct worker *w)
 {
 	struct vq_chain c = { .iov = w->scratch };
 
-	while (vq_pop(w->vq, &c) > 0) {
+	while (!stop_seen(w) && vq_pop(w->vq, &c) > 0) {
 		struct wslot *s = &w->slots[c.head];
 		int rc;
 
@@ -217,11 +252,11 @@ static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 				   w->q, strerror(-cqe->res));
 			return;
 		}
-		if (!w->stopping)
+		if (!stop_seen(w))
 			arm_read(w, w->kick_fd, &w->kick_buf, TAG_KICK);
 		return;
 	case TAG_WAKE:
-		if (!w->stopping)
+		if (!stop_seen(w))
 			arm_read(w, w->wake_fd, &w->wake_buf, TAG_WAKE);
 		return;
 	case TAG_STOP:
@@ -248,18 +283,17 @@ static void *worker_main(void *arg)
 	for (;;) {
 		bool again;
 
-		if (!w->stopping)
-			drain(w);
+		drain(w);
 		reap_done(w);
-		if (!w->stopping)
+		if (!stop_seen(w))
 			vq_flush(w->vq);
 		/* The answers are out; what the device does now overlaps the guest. */
-		if (!w->stopping && w->dev->ops->idle)
+		if (!stop_seen(w) && w->dev->ops->idle)
 			w->dev->ops->idle(w->dev, w->q);
-		if (w->stopping && w->ops_inflight == 0)
+		if (stop_seen(w) && w->ops_inflight == 0)
 			break;
 		/* Kicks that raced with the drain are seen here, not lost. */
-		again = !w->stopping && vq_arm_notify(w->vq);
+		again = !stop_seen(w) && vq_arm_notify(w->vq);
 		io_uring_submit_and_wait(&w->ring, again ? 0 : 1);
 		n = 0;
 		io_uring_for_each_cqe(&w->ring, head, cqe) {
@@ -268,6 +302,8 @@ static void *worker_main(void *arg)
 		}
 		io_uring_cq_advance(&w->ring, n);
 	}
+	if (atomic_exchange(&w->exit_state, W_EXITED) == W_LEFT)
+		worker_release(w);
 	return NULL;
 }
 
@@ -389,14 +425,29 @@ err_free:
 	return rc;
 }
 
-void worker_stop(struct worker *w)
+int worker_stop(struct worker *w)
 {
+	struct timespec ts;
+
 	if (!w)
-		return;
+		return 0;
+	atomic_store_explicit(&w->stop_asked, true, memory_order_release);
 	eventfd_write(w->stop_fd, 1);
-	pthread_join(w->thread, NULL);
-	atomic_store_explicit(&w->thread_gone, true, memory_order_release);
-	io_uring_queue_exit(&w->ring);
-	close(w->stop_fd);
-	worker_put(w);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += WORKER_STOP_GRACE_MS / 1000;
+	ts.tv_nsec += (WORKER_STOP_GRACE_MS % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	if (pthread_timedjoin_np(w->thread, NULL, &ts) == 0 ||
+	    atomic_exchange(&w->exit_state, W_LEFT) == W_EXITED) {
+		pthread_join(w->thread, NULL); /* no-op, or a thread already leaving */
+		worker_release(w);
+		return 0;
+	}
+	virtio_log(w->dev->ops->name, "queue %u: a request is still running after %u ms; "
+		   "its thread finishes it alone and ends", w->q, WORKER_STOP_GRACE_MS);
+	pthread_detach(w->thread);
+	return -ETIMEDOUT;
 }

@@ -46,7 +46,14 @@ int worker_start(struct worker **out, const struct worker_config *cfg);
  * afterwards without harm (their used entries are dropped); the memory
  * behind the worker is freed when the last of them completes. A device
  * whose reset() cancels its deferred requests never sees that case.
+ *
+ * Never waits long for a handler: if one has not returned within
+ * WORKER_STOP_GRACE_MS (worker.c), the thread is left to finish it alone
+ * and end without touching the vq again, and this returns -ETIMEDOUT.
+ * The ring it leaves behind may still hold a read armed on kick_fd, so
+ * the caller must give the queue a new kick eventfd before it starts
+ * another worker. 0 otherwise.
  */
-void worker_stop(struct worker *w);
+int worker_stop(struct worker *w);
 
 #endif

@@ -90,16 +90,35 @@ static int set_ioeventfd(struct vmmio *t, unsigned qi, bool assign)
 	return 0;
 }
 
+/*
+ * A worker left behind in a slow request (worker_stop) may still have a
+ * read armed on the queue's kick eventfd; the next worker gets a fresh one
+ * so that no kick of the new driver lands in the old ring.
+ */
+static void renew_kick_fd(struct vmmio *t, unsigned qi)
+{
+	int fd = eventfd(0, EFD_CLOEXEC);
+
+	if (fd < 0) {
+		virtio_log(t->name, "queue %u: new kick eventfd: %s", qi, strerror(errno));
+		return;
+	}
+	close(t->q[qi].kick_fd);
+	t->q[qi].kick_fd = fd;
+}
+
 static void stop_queues(struct vmmio *t)
 {
 	for (unsigned i = 0; i < t->ops->num_queues; i++) {
 		struct vmmio_queue *q = &t->q[i];
+		bool left = worker_stop(q->w) == -ETIMEDOUT;
 
-		worker_stop(q->w);
 		q->w = NULL;
 		vq_destroy(q->vq);
 		q->vq = NULL;
 		set_ioeventfd(t, i, false);
+		if (left)
+			renew_kick_fd(t, i);
 	}
 }
 

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdatomic.h>
 
 #include "tests/unit/check_main.h"
 #include "tests/unit/fake_driver.h"
@@ -30,9 +31,24 @@ static void tdev_cfg_write(struct virtio_dev *d, uint32_t off,
 	memcpy(tdev_cfg + off, data, size);
 }
 
+/*
+ * With tdev_block[0] >= 0 a request waits for a byte on that pipe first: a
+ * handler stuck in a host system call. tdev_started counts handlers begun.
+ */
+static int tdev_block[2] = { -1, -1 };
+static _Atomic int tdev_block_rd = -1;
+static _Atomic int tdev_started = -1;
+
 static int tdev_handle(struct virtio_dev *d, unsigned q, struct fs_req *req,
 		       const struct fs_transport *t)
 {
+	char c;
+
+	if (tdev_started >= 0)
+		eventfd_write(tdev_started, 1);
+	int fd = tdev_block_rd;
+	if (fd >= 0)
+		(void)!read(fd, &c, 1);
 	return 0;
 }
 
@@ -299,6 +315,58 @@ START_TEST(t_reset_from_running)
 }
 END_TEST
 
+/*
+ * A reset must not wait for a handler that does not come back: the vCPU
+ * that wrote the status waits in turn. The stuck thread is left behind
+ * with the old kick eventfd, and when its request ends at last nothing of
+ * it reaches the new rings.
+ */
+START_TEST(t_reset_with_stuck_handler)
+{
+	uint64_t buf = fd_alloc(&mem, 64, 8);
+	int old_kick;
+
+	ck_assert_int_eq(pipe(tdev_block), 0);
+	tdev_block_rd = tdev_block[0];
+	tdev_started = eventfd(0, EFD_CLOEXEC);
+	fd_negotiate(t, FEAT_OK);
+	fd_setup_queue(t, 0, &fv);
+	fd_driver_ok(t);
+	fvq_set_desc(&fv, 0, buf, 64, VQ_DESC_F_WRITE, 0);
+	fvq_publish(&fv, 0);
+	fd_wr(t, VMMIO_QUEUE_NOTIFY, 0);
+	ck_assert_uint_eq(fd_wait_efd(tdev_started, 2000), 1);
+	old_kick = vmmio_kick_fd(t, 0);
+
+	fd_wr(t, VMMIO_STATUS, 0);
+	ck_assert_uint_eq(fd_rd(t, VMMIO_STATUS), 0);
+	ck_assert(!qinfo(0).running);
+	ck_assert_int_ne(vmmio_kick_fd(t, 0), old_kick);
+
+	/* The device comes up again on fresh rings and serves them. */
+	tdev_block_rd = -1;
+	struct fake_vq fresh;
+	fvq_init(&fresh, &mem, TDEV_QMAX);
+	ck_assert_uint_ne(fd_negotiate(t, FEAT_OK) & VIRTIO_STATUS_FEATURES_OK, 0);
+	fd_setup_queue(t, 0, &fresh);
+	ck_assert_uint_eq(fd_driver_ok(t) & VIRTIO_STATUS_NEEDS_RESET, 0);
+	fvq_set_desc(&fresh, 0, buf, 64, VQ_DESC_F_WRITE, 0);
+	fvq_publish(&fresh, 0);
+	fd_wr(t, VMMIO_QUEUE_NOTIFY, 0);
+	ck_assert_int_eq(fvq_wait_used(&fresh, 1, 2000), 0);
+
+	/* The old request ends (its pipe's write end closes)... */
+	close(tdev_block[1]);
+	close(tdev_block[0]);
+	usleep(100 * 1000);
+	/* ...and neither ring heard of it. */
+	ck_assert_uint_eq(fvq_used_idx(&fv), 0);
+	ck_assert_uint_eq(fvq_used_idx(&fresh), 1);
+	close(tdev_started);
+	tdev_started = -1;
+}
+END_TEST
+
 START_TEST(t_bad_write_read_only)
 {
 	fd_wr(t, VMMIO_MAGIC_VALUE, 0);
@@ -423,6 +491,7 @@ static Suite *vmmio_suite(void)
 	tcase_add_test(tc, t_bad_notify_not_ready);
 	tcase_add_test(tc, t_bad_ring_at_driver_ok);
 	tcase_add_test(tc, t_reset_from_running);
+	tcase_add_test(tc, t_reset_with_stuck_handler);
 	tcase_add_test(tc, t_bad_write_read_only);
 	tcase_add_test(tc, t_bad_register_width);
 	tcase_add_test(tc, t_config_space);
