@@ -361,6 +361,9 @@ static int t_flush(uint16_t oldtag)
 
 /* ---- fixture: a temp dir with a server, a session, and fid 0 = root ---- */
 
+/* Share option `devices` for the next setup (tests that need it set it). */
+static bool p9t_devices;
+
 static void setup_opts(bool readonly)
 {
 	struct fs_options o;
@@ -371,6 +374,7 @@ static void setup_opts(bool readonly)
 	ck_assert_ptr_nonnull(mkdtemp(root));
 	fs_options_default(&o);
 	o.readonly = readonly;
+	o.devices = p9t_devices;
 	ck_assert_int_eq(p9_server_create(&srv, root, &o), 0);
 	ck_assert_int_eq(p9_session_create(&ses, srv, BUFSZ), 0);
 	ck_assert_int_eq(t_version(P9_MSIZE_MAX, "9P2000.L", &msize, v), 0);

@@ -10,6 +10,7 @@
 #include "tests/unit/test_p9_client.h"
 
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 
 static void read_host(const char *rel, char *buf, size_t sz)
 {
@@ -353,6 +354,105 @@ START_TEST(test_mkdir_mknod_symlink_readlink)
 }
 END_TEST
 
+static int t_mknod(uint32_t dfid, const char *name, uint32_t mode, uint32_t major,
+		   uint32_t minor)
+{
+	begin(P9_TMKNOD);
+	p9_put_u32(&W, dfid);
+	put_str(name);
+	p9_put_u32(&W, mode);
+	p9_put_u32(&W, major);
+	p9_put_u32(&W, minor);
+	p9_put_u32(&W, 0);
+	return call(NULL);
+}
+
+static int t_truncate(uint32_t fid, uint64_t size)
+{
+	begin(P9_TSETATTR);
+	p9_put_u32(&W, fid);
+	p9_put_u32(&W, P9_SETATTR_SIZE);
+	p9_put_u32(&W, 0);
+	p9_put_u32(&W, 0);
+	p9_put_u32(&W, 0);
+	p9_put_u64(&W, size);
+	for (int i = 0; i < 4; i++)
+		p9_put_u64(&W, 0);
+	return call(NULL);
+}
+
+/*
+ * Rule: nothing but regular files and directories is opened for a client,
+ * whoever made the node. /dev/zero's twin would hand out host device
+ * bytes; the FIFO would block this thread in open(2) for good (the
+ * test's timeout fails it).
+ */
+START_TEST(test_no_special_file_opens)
+{
+	char p[PATH_MAX];
+
+	ck_assert_msg(geteuid() == 0, "needs root to make a device node");
+	path_of(p, "zero");
+	ck_assert_int_eq(mknod(p, S_IFCHR | 0666, makedev(1, 5)), 0);
+	path_of(p, "fifo");
+	ck_assert_int_eq(mkfifo(p, 0666), 0);
+	ck_assert_int_eq(walk1(0, 1, "zero"), 1);
+	ck_assert_int_eq(t_lopen(1, P9_DOTL_RDONLY), -ENXIO);
+	ck_assert_int_eq(t_truncate(1, 0), -EINVAL); /* as truncate(2) says */
+	ck_assert_int_eq(walk1(0, 2, "fifo"), 1);
+	ck_assert_int_eq(t_lopen(2, P9_DOTL_WRONLY), -ENXIO);
+	ck_assert_int_eq(t_truncate(2, 0), -EINVAL);
+	/* Tlcreate of an existing name opens it: only if it is a regular file. */
+	ck_assert_int_eq(t_walk(0, 3, 0, NULL, NULL), 0);
+	ck_assert_int_eq(t_lcreate(3, "zero", P9_DOTL_RDONLY, 0644), -ENXIO);
+	ck_assert_int_eq(t_lcreate(3, "fifo", P9_DOTL_RDONLY, 0644), -ENXIO);
+	mkfile("f", "x");
+	ck_assert_int_eq(t_walk(0, 4, 0, NULL, NULL), 0);
+	ck_assert_int_eq(t_lcreate(4, "f", P9_DOTL_RDWR, 0644), 0);
+}
+END_TEST
+
+/* Rule: device nodes with a real major:minor only on a `devices` share. */
+START_TEST(test_mknod_policy)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	ck_assert_int_eq(t_mknod(0, "zero", S_IFCHR | 0666, 1, 5), -EPERM);
+	ck_assert_int_eq(t_mknod(0, "loop", S_IFBLK | 0666, 7, 0), -EPERM);
+	path_of(p, "zero");
+	ck_assert_int_eq(lstat(p, &st), -1);
+	/* FIFOs, sockets and the overlayfs whiteout (char 0:0) always. */
+	ck_assert_int_eq(t_mknod(0, "wh", S_IFCHR | 0000, 0, 0), 0);
+	ck_assert_int_eq(t_mknod(0, "sock", S_IFSOCK | 0600, 0, 0), 0);
+	ck_assert_int_eq(t_mknod(0, "fifo", S_IFIFO | 0600, 3, 4), 0);
+	path_of(p, "fifo");
+	ck_assert_int_eq(lstat(p, &st), 0);
+	ck_assert_uint_eq(st.st_rdev, 0);
+}
+END_TEST
+
+START_TEST(test_mknod_devices_share)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	ck_assert_int_eq(t_mknod(0, "zero", S_IFCHR | 0666, 1, 5), 0);
+	path_of(p, "zero");
+	ck_assert_int_eq(lstat(p, &st), 0);
+	ck_assert_uint_eq(st.st_rdev, makedev(1, 5));
+	/* Made for the guest kernel to serve; still never opened here. */
+	ck_assert_int_eq(walk1(0, 1, "zero"), 1);
+	ck_assert_int_eq(t_lopen(1, P9_DOTL_RDWR), -ENXIO);
+}
+END_TEST
+
+static void setup_devices(void)
+{
+	p9t_devices = true;
+	setup_opts(false);
+}
+
 START_TEST(test_link_rename_unlink_remove)
 {
 	char buf[16];
@@ -571,7 +671,14 @@ static Suite *p9ops_suite(void)
 	tcase_add_test(tc, test_mkdir_mknod_symlink_readlink);
 	tcase_add_test(tc, test_link_rename_unlink_remove);
 	tcase_add_test(tc, test_setattr_and_statfs);
+	tcase_add_test(tc, test_no_special_file_opens);
+	tcase_add_test(tc, test_mknod_policy);
 	tcase_add_test(tc, test_xattrs);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("devices_share");
+	tcase_add_checked_fixture(tc, setup_devices, teardown);
+	tcase_add_test(tc, test_mknod_devices_share);
 	suite_add_tcase(s, tc);
 
 	return s;
