@@ -75,6 +75,8 @@ int fsb_host_hold(const char *dir, int timeout)
 		printf("hold: the guest never asked for the flock (timeout %ds)\n", timeout);
 		return 1;
 	}
+	/* share-lib.inc's holder_finish waits for our exit once it reads this. */
+	printf("hold: the guest asked for the flock\n");
 	sleep(FSB_HOLD_DELAY);
 	flock(ffd, LOCK_UN);
 	printf("hold: released the flock\n");
