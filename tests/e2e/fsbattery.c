@@ -12,6 +12,7 @@
  *           fsbattery ro-setup DIR | ro-verify DIR
  *           fsbattery sum FILE                 the big-file checksum
  *           fsbattery xattr-probe DIR          exit 0 if DIR keeps user.* xattrs
+ *           fsbattery xattr-names PATH         list PATH's xattr names, one a line
  *           fsbattery falloc-probe DIR         exit 0 if DIR can fallocate
  * Built static (tests/e2e/build-fsbattery) so the same binary runs in the
  * guest initramfs and in the test host.
@@ -257,6 +258,19 @@ int main(int argc, char **argv)
 		if (ok)
 			removexattr(b.dir, "user.fsbattery-probe");
 		return !ok;
+	}
+	if (strcmp(argv[1], "xattr-names") == 0) {
+		/* Every name, trusted.* included when run as root. */
+		static char list[65536];
+		ssize_t n = llistxattr(b.dir, list, sizeof(list));
+
+		if (n < 0) {
+			perror(b.dir);
+			return 1;
+		}
+		for (ssize_t off = 0; off < n; off += (ssize_t)strlen(list + off) + 1)
+			printf("%s\n", list + off);
+		return 0;
 	}
 	if (strcmp(argv[1], "falloc-probe") == 0) {
 		/* Exit 0 when DIR's filesystem can fallocate. */
