@@ -33,7 +33,7 @@ STAINLESS=${STAINLESS:-$O/stainless}
 META=${META:-$O/bench/fuse_meta}
 ROUNDS=${ROUNDS:-5} RUNTIME=${RUNTIME:-2} SIZE=${SIZE:-256M} FILES=${FILES:-10000}
 OUT=${OUT:-docs/benchmarks}
-JOBDIR=${FIO_JOBS:-/work/shared/reference/virtiofs-tests/fio-jobs}
+JOBDIR=${FIO_JOBS:-$(pwd)/bench/fio-jobs}
 JOBS="randread-psync randread-libaio randwrite-psync randwrite-libaio
       randrw-psync randrw-libaio seqread-psync seqwrite-psync"
 BACKENDS="st-never st-single st-uring st-auto pthp-single pthp-multi tmpfs"

@@ -43,7 +43,7 @@ cd "$TOP" || exit 1
 case $O in /*) ;; *) O=$TOP/$O ;; esac
 STAINLESS=${STAINLESS:-$O/stainless}
 OUT=${OUT:-$TOP/docs/benchmarks}
-JOBDIR=${FIO_JOBS:-/work/shared/reference/virtiofs-tests/fio-jobs}
+JOBDIR=${FIO_JOBS:-$(pwd)/bench/fio-jobs}
 export STAINLESS
 . "$TOP/tests/e2e/lib.sh"
 

@@ -6,7 +6,7 @@
 # Exit 0 pass, 77 skip (last line says why), else fail.
 set -u
 : "${STAINLESS:=$(pwd)/build/stainless}"
-JOBS=${FIO_JOBS:-/work/shared/reference/virtiofs-tests/fio-jobs}
+JOBS=${FIO_JOBS:-$(pwd)/bench/fio-jobs}
 SIZE=${FIO_SIZE:-64M}
 RUNTIME=${FIO_RUNTIME:-3}
 
