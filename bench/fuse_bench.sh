@@ -37,6 +37,12 @@ JOBDIR=${FIO_JOBS:-$(pwd)/bench/fio-jobs}
 JOBS="randread-psync randread-libaio randwrite-psync randwrite-libaio
       randrw-psync randrw-libaio seqread-psync seqwrite-psync"
 BACKENDS="st-never st-single st-uring st-auto pthp-single pthp-multi tmpfs"
+BASE=${BASE:-}
+PAIRS=
+if [ -n "$BASE" ]; then
+	BACKENDS="$BACKENDS st-base"  # last: the plot's columns stay put
+	PAIRS="now/base=st-never/st-base"
+fi
 URING_PARAM=/sys/module/fuse/parameters/enable_uring
 URING_OLD=
 
@@ -44,6 +50,7 @@ die() { echo "fuse_bench: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (mount(2) of FUSE and tmpfs)"
 [ -c /dev/fuse ] || die "no /dev/fuse"
 [ -x "$STAINLESS" ] && [ -x "$META" ] || die "build first: make O=$O all bench"
+[ -z "$BASE" ] || [ -x "$BASE" ] || die "BASE=$BASE is not an executable"
 command -v fio >/dev/null || die "fio missing"
 [ -d "$JOBDIR" ] || die "seed fio jobs not found at $JOBDIR"
 PTHP=$(bench/passthrough_hp.sh) || die "cannot build passthrough_hp"
@@ -106,6 +113,7 @@ for b in $BACKENDS; do
 	mkdir -p "$mnt"
 	case $b in
 	st-never)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never 2>"$T/$b.err" & ;;
+	st-base)     "$BASE" fuse-mount "$src" "$mnt" --cache never 2>"$T/$b.err" & ;;
 	st-single)   "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --single 2>"$T/$b.err" & ;;
 	st-uring)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --uring 2>"$T/$b.err" & ;;
 	st-auto)     "$STAINLESS" fuse-mount "$src" "$mnt" --cache auto 2>"$T/$b.err" & ;;
@@ -185,7 +193,8 @@ cpu_samples() {
 }
 TABLE=$(samples | awk -f bench/median_table.awk \
 	-v rows="randread-psync:1 randread-libaio:1 randwrite-psync:1 randwrite-libaio:1 randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-stat:1.5 meta-readdir:1.5 meta-create+unlink:1.5" \
-	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-single st-uring st-auto tmpfs" -v judge="st-never st-single st-uring")
+	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-single st-uring st-auto tmpfs" -v judge="st-never st-single st-uring" \
+	-v pairs="$PAIRS")
 CPU_TABLE=$(cpu_samples | awk -f bench/median_table.awk -v lower=1 -v fmt=%.1f \
 	-v rows="randread-psync randread-libaio randwrite-psync randwrite-libaio randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-per-file" \
 	-v cols="st-never st-single st-uring st-auto pthp-single pthp-multi" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-single st-uring st-auto")
@@ -202,6 +211,7 @@ mkdir -p "$OUT"
 	echo "# verdicts judge st-never (the default: /dev/fuse, per-CPU readers with the handover), st-single (--single: one polling reader)"
 	echo "# and st-uring (--uring), all cache=never, the mode that matches --nocache; tmpfs/anc is the ceiling"
 	echo "# FUSE over io_uring: $URING_SAY"
+	[ -z "$BASE" ] || echo "# st-base: $BASE served as st-never is; now/base = st-never / st-base"
 	echo "$TABLE"
 	echo
 	echo "## server CPU-us per I/O (fio rows) and per file (meta: create+stat+readdir+unlink); lower is better"

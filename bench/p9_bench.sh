@@ -28,6 +28,14 @@ LOAD=${LOAD:-$O/bench/p9_load}
 ROUNDS=${ROUNDS:-5} SECONDS_PER=${SECONDS_PER:-2}
 OUT=${OUT:-docs/benchmarks}
 SERVERS="stainless diod-t1 diod"
+# BASE: another stainless binary (the tree before a change) served the same
+# way, for a before/after in one run (a now/base column).
+BASE=${BASE:-}
+PAIRS=
+if [ -n "$BASE" ]; then
+	SERVERS="$SERVERS stainless-base"
+	PAIRS="now/base=stainless/stainless-base"
+fi
 OPS="read4k write4k getattr walk readdir"
 
 die() { echo "p9_bench: $*" >&2; exit 1; }
@@ -70,6 +78,7 @@ start_server() {
 	local s=$1 sock=$T/$1.sock
 	case $s in
 	stainless) "$STAINLESS" 9p-serve --socket "$sock" --msize 65536 "$SHARE" 2>"$T/$s.err" & ;;
+	stainless-base) "$BASE" 9p-serve --socket "$sock" --msize 65536 "$SHARE" 2>"$T/$s.err" & ;;
 	diod-t1) (cd "$T/cwd" && exec "$DIOD" -f -n -N -c /dev/null -t 1 -e "$SHARE" -l "$sock") 2>"$T/$s.err" & ;;
 	diod) (cd "$T/cwd" && exec "$DIOD" -f -n -N -c /dev/null -e "$SHARE" -l "$sock") 2>"$T/$s.err" & ;;
 	esac
@@ -124,7 +133,7 @@ table() { # $1 field, $2 need-suffix for verdicts or "", then awk options
 	shift 2
 	for r in $ROWS; do rows="$rows $r$suffix"; done
 	samples "$f" | awk -f bench/median_table.awk -v rows="$rows" -v cols="$SERVERS" \
-		-v anchor="diod-t1 diod" -v ratios="stainless" -v judge=stainless "$@"
+		-v anchor="diod-t1 diod" -v ratios="stainless" -v judge=stainless -v pairs="$PAIRS" "$@"
 }
 OPS_T=$(table ops_per_s ":1")
 MIB_T=$(table mib_per_s "" -v fmt=%.1f | grep -v -e '^getattr' -e '^walk')

@@ -57,9 +57,7 @@ FUSE_OP(open)
 	if (r)
 		return r;
 	if (S_ISDIR(c->ino->type))
-		return -EISDIR;
-	if (!S_ISREG(c->ino->type))
-		return -ENXIO;
+		return -EISDIR; /* OPENDIR opens directories */
 	fd = fuse_reopen(c->srv, c->ino->fd, fl);
 	if (fd < 0)
 		return fd;
