@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The per-session fid table, qid construction, and per-request credentials.
+ * The per-session fid table, qid construction, and per-request
+ * credentials.
  *
- * A fid number is an index into a table that grows on demand up to
- * P9_MAX_FIDS: the Linux and diod clients hand out the smallest free
- * number, so the table stays dense and a lookup is one bounds check and
- * one load. Each slot holds fds, never a path, so a rename on the host
- * cannot make a fid point somewhere else.
+ * A fid number is the client's: any u32 but NOFID. The table is an open
+ * addressing hash keyed by the number, linear probing, never more than
+ * half full, so a lookup is one hash and, nearly always, one probe. The
+ * hash is seeded per server: the Linux client's small dense numbers
+ * spread as evenly as any, and a client cannot pick numbers that pile up
+ * in one run of slots. Each fid holds fds, never a path, so a rename on
+ * the host cannot make a fid point somewhere else.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,11 +23,34 @@
 #include "fs/p9_impl.h"
 #include "fs/resolve.h"
 
+/* murmur3's finaliser: every input bit moves every output bit. */
+static uint32_t slot_of(const struct p9_session *s, uint32_t fid)
+{
+	uint32_t h = fid ^ s->fidseed;
+
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h & (s->fidcap - 1);
+}
+
+/* The slot holding fid, or the empty slot where it would go. */
+static uint32_t find_slot(const struct p9_session *s, uint32_t fid)
+{
+	uint32_t mask = s->fidcap - 1, i = slot_of(s, fid);
+
+	while (s->fidtab[i].f && s->fidtab[i].fid != fid)
+		i = (i + 1) & mask;
+	return i;
+}
+
 struct p9_fid *p9_fid_get(struct p9_session *s, uint32_t fid)
 {
-	if (fid >= s->nfids || !s->fids[fid] || s->fids[fid]->kind == P9_FID_NONE)
+	if (!s->nlive)
 		return NULL;
-	return s->fids[fid];
+	return s->fidtab[find_slot(s, fid)].f;
 }
 
 struct p9_fid *p9_fid_get_file(struct p9_session *s, uint32_t fid, int *err)
@@ -50,37 +76,67 @@ struct p9_fid *p9_fid_get_open(struct p9_session *s, uint32_t fid, int *err)
 	return f;
 }
 
+/* Doubles the table (it only shrinks on reset). */
+static int grow(struct p9_session *s)
+{
+	uint32_t oldcap = s->fidcap, cap = oldcap ? oldcap * 2 : 64;
+	struct p9_fid_slot *old = s->fidtab, *t;
+
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	s->fidtab = t;
+	s->fidcap = cap;
+	for (uint32_t i = 0; i < oldcap; i++)
+		if (old[i].f)
+			t[find_slot(s, old[i].fid)] = old[i];
+	free(old);
+	return 0;
+}
+
+/* A new, empty file fid: -EINVAL for NOFID, -EEXIST, -EMFILE, -ENOMEM. */
 int p9_fid_new(struct p9_session *s, uint32_t fid, struct p9_fid **out)
 {
-	if (fid == P9_NOFID || fid >= P9_MAX_FIDS)
-		return -EMFILE;
+	struct p9_fid *f;
+	int err;
+
+	if (fid == P9_NOFID)
+		return -EINVAL;
 	if (p9_fid_get(s, fid))
 		return -EEXIST;
-	if (fid >= s->nfids) {
-		uint32_t n = s->nfids ? s->nfids : 64;
-		while (n <= fid)
-			n *= 2;
-		if (n > P9_MAX_FIDS)
-			n = P9_MAX_FIDS;
-		struct p9_fid **t = realloc(s->fids, n * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		memset(t + s->nfids, 0, (n - s->nfids) * sizeof(*t));
-		s->fids = t;
-		s->nfids = n;
-	}
-	if (!s->fids[fid]) {
-		s->fids[fid] = calloc(1, sizeof(struct p9_fid));
-		if (!s->fids[fid])
-			return -ENOMEM;
-	}
-	struct p9_fid *f = s->fids[fid];
-	memset(f, 0, sizeof(*f));
+	if (s->nlive >= P9_MAX_LIVE_FIDS)
+		return -EMFILE;
+	if (2 * (s->nlive + 1) > s->fidcap && (err = grow(s)))
+		return err;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->fid = fid;
 	f->kind = P9_FID_FILE;
 	f->pfd = -1;
 	f->ofd = -1;
+	s->fidtab[find_slot(s, fid)] = (struct p9_fid_slot){ fid, f };
+	s->nlive++;
 	*out = f;
 	return 0;
+}
+
+/* Drops what a fid holds (its fds and xattr buffer), keeping its number. */
+static void release(struct p9_session *s, struct p9_fid *f)
+{
+	uint32_t fid = f->fid;
+
+	if (f->pfd >= 0)
+		close(f->pfd);
+	if (f->ofd >= 0)
+		close(f->ofd);
+	free(f->xname);
+	free(f->xbuf);
+	memset(f, 0, sizeof(*f));
+	f->fid = fid;
+	f->kind = P9_FID_NONE;
+	f->pfd = -1;
+	f->ofd = -1;
 }
 
 /*
@@ -93,7 +149,7 @@ int p9_fid_newfid(struct p9_session *s, struct p9_fid *f, uint32_t fid, uint32_t
 	const struct p9_user *u = f->user;
 
 	if (newfid == fid) {
-		p9_fid_release(f);
+		release(s, f);
 		f->kind = P9_FID_FILE;
 		*out = f;
 	} else {
@@ -105,41 +161,55 @@ int p9_fid_newfid(struct p9_session *s, struct p9_fid *f, uint32_t fid, uint32_t
 	return 0;
 }
 
-/* Drops what a fid holds; the slot stays allocated for reuse. */
-void p9_fid_release(struct p9_fid *f)
+/*
+ * Empties slot i without tombstones: each later entry of the run moves
+ * back into the hole unless its home slot lies after the hole.
+ */
+static void unlink_slot(struct p9_session *s, uint32_t i)
 {
-	if (f->pfd >= 0)
-		close(f->pfd);
-	if (f->ofd >= 0)
-		close(f->ofd);
-	free(f->xname);
-	free(f->xbuf);
-	memset(f, 0, sizeof(*f));
-	f->kind = P9_FID_NONE;
-	f->pfd = -1;
-	f->ofd = -1;
+	uint32_t mask = s->fidcap - 1;
+
+	for (uint32_t j = (i + 1) & mask; s->fidtab[j].f; j = (j + 1) & mask) {
+		uint32_t home = slot_of(s, s->fidtab[j].fid);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			s->fidtab[i] = s->fidtab[j];
+			i = j;
+		}
+	}
+	s->fidtab[i].f = NULL;
 }
 
 int p9_fid_clunk(struct p9_session *s, uint32_t fid)
 {
-	struct p9_fid *f = p9_fid_get(s, fid);
+	uint32_t i;
+	struct p9_fid *f;
 
+	if (!s->nlive)
+		return -EBADF;
+	i = find_slot(s, fid);
+	f = s->fidtab[i].f;
 	if (!f)
 		return -EBADF;
-	p9_fid_release(f);
+	release(s, f);
+	free(f);
+	unlink_slot(s, i);
+	s->nlive--;
 	return 0;
 }
 
 void p9_fid_clunk_all(struct p9_session *s)
 {
-	for (uint32_t i = 0; i < s->nfids; i++) {
-		if (s->fids[i]) {
-			if (s->fids[i]->kind != P9_FID_NONE)
-				p9_fid_release(s->fids[i]);
-			free(s->fids[i]);
-			s->fids[i] = NULL;
+	for (uint32_t i = 0; i < s->fidcap; i++) {
+		struct p9_fid *f = s->fidtab[i].f;
+		if (f) {
+			release(s, f);
+			free(f);
 		}
 	}
+	free(s->fidtab);
+	s->fidtab = NULL;
+	s->fidcap = 0;
+	s->nlive = 0;
 }
 
 /*

@@ -27,7 +27,19 @@
 #define P9_MAX_USERS 16u
 #define P9_MAX_GROUPS 64u
 
+/*
+ * What one session may make the server hold for it. Fid numbers are the
+ * client's (any u32 but NOFID), so what is bounded is how many fids are
+ * alive.
+ *
+ * P9_MAX_LIVE_FIDS: past it a new fid (Tattach, Twalk, Txattrwalk) is
+ *   refused with EMFILE. The Linux client keeps a fid per open file and
+ *   per dentry it holds on to: thousands, not tens of thousands.
+ */
+#define P9_MAX_LIVE_FIDS 65536u
+
 struct p9_server {
+	uint32_t fidseed;         /* random, for the sessions' fid hash */
 	int root_fd;              /* O_PATH|O_DIRECTORY of the share */
 	int proc_fd;              /* /proc/self/fd, to reopen O_PATH fds */
 	dev_t root_dev;
@@ -53,13 +65,14 @@ struct p9_user {
 };
 
 enum p9_fid_kind {
-	P9_FID_NONE,     /* slot free */
+	P9_FID_NONE,     /* released: about to be freed or reused */
 	P9_FID_FILE,     /* a file or directory of the share */
 	P9_FID_XREAD,    /* Txattrwalk result: a buffered value or list */
 	P9_FID_XWRITE,   /* Txattrcreate: value collected until Tclunk */
 };
 
 struct p9_fid {
+	uint32_t fid;             /* the client's number for it */
 	enum p9_fid_kind kind;
 	int pfd;                  /* O_PATH (or any) fd naming the file */
 	int ofd;                  /* open fd after Tlopen/Tlcreate, or -1 */
@@ -74,6 +87,12 @@ struct p9_fid {
 	int xflags;
 };
 
+/* One entry of the fid table: f is NULL when the slot is empty. */
+struct p9_fid_slot {
+	uint32_t fid;
+	struct p9_fid *f;
+};
+
 struct p9_parked;
 struct p9_aio;
 
@@ -81,8 +100,11 @@ struct p9_session {
 	struct p9_server *srv;
 	uint32_t max_msg;
 	uint32_t msize;           /* 0 until Tversion */
-	struct p9_fid **fids;     /* indexed by fid number */
-	uint32_t nfids;
+	/* Open addressing, linear probing, at most half full. */
+	struct p9_fid_slot *fidtab;
+	uint32_t fidcap;          /* 0 or a power of two */
+	uint32_t nlive;
+	uint32_t fidseed;         /* keys the hash: see slot_of() */
 	struct p9_user users[P9_MAX_USERS];
 	unsigned nusers;
 	uint8_t *scratch;         /* request copy, then readdir's getdents */
@@ -123,7 +145,6 @@ struct p9_fid *p9_fid_get(struct p9_session *s, uint32_t fid);
 struct p9_fid *p9_fid_get_file(struct p9_session *s, uint32_t fid, int *err);
 struct p9_fid *p9_fid_get_open(struct p9_session *s, uint32_t fid, int *err);
 int p9_fid_new(struct p9_session *s, uint32_t fid, struct p9_fid **out);
-void p9_fid_release(struct p9_fid *f);
 int p9_fid_newfid(struct p9_session *s, struct p9_fid *f, uint32_t fid, uint32_t newfid,
 		  struct p9_fid **out);
 int p9_fid_clunk(struct p9_session *s, uint32_t fid);

@@ -12,7 +12,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fs/p9_impl.h"
@@ -61,6 +63,9 @@ int p9_server_create(struct p9_server **out, const char *root, const struct fs_o
 	srv->prefix[0].dev = st.st_dev;
 	srv->prefix[0].hi = 0;
 	srv->nprefix = 1;
+	/* Keys the fid hash so a client cannot choose numbers that collide. */
+	if (getrandom(&srv->fidseed, sizeof(srv->fidseed), GRND_NONBLOCK) != sizeof(srv->fidseed))
+		srv->fidseed = (uint32_t)time(NULL) ^ (uint32_t)(uintptr_t)srv;
 	p9_lock_init_signal();
 	*out = srv;
 	return 0;
@@ -98,6 +103,7 @@ int p9_session_create(struct p9_session **out, struct p9_server *srv, uint32_t m
 	if (!s)
 		return -ENOMEM;
 	s->srv = srv;
+	s->fidseed = srv->fidseed;
 	s->max_msg = max_msg < srv->msize ? max_msg : srv->msize;
 	s->scratch = malloc(s->max_msg);
 	s->reply = malloc(s->max_msg);
@@ -119,7 +125,6 @@ void p9_session_destroy(struct p9_session *s)
 		return;
 	p9_lock_cancel_all(s);
 	p9_fid_clunk_all(s);
-	free(s->fids);
 	free(s->scratch);
 	free(s->reply);
 	pthread_mutex_destroy(&s->lock);

@@ -8,8 +8,9 @@
  *                      options, the qid.path prefix table. Shared by all
  *                      sessions; thread-safe.
  *   struct p9_session  one per client: per socket connection, per virtio-9p
- *                      device. Holds the negotiated msize, the bounded fid
- *                      table and the requests it has deferred.
+ *                      device. Holds the negotiated msize, the fid table
+ *                      (any u32 numbers, a bounded count) and the
+ *                      requests it has deferred.
  *
  * Use from a transport:
  *   p9_server_create(&srv, "/host/dir", &opts);
@@ -70,6 +71,9 @@
  * removexattr, setfsuid, setfsgid, setgroups, and for parked locks clone3
  * (or clone), tgkill, rt_sigprocmask, futex, madvise, munmap.
  *
+ * Limits (numbers and reasons in p9_impl.h): a session holds at most
+ * P9_MAX_LIVE_FIDS fids (a new one past that: EMFILE).
+ *
  * Credentials: when running as root, each request runs with the fsuid,
  * fsgid and groups of the user that attached the fid (fs_creds_set), so
  * the host kernel does the permission checks. The credentials last set are
@@ -89,8 +93,6 @@ struct p9_server;
 struct p9_session;
 
 #define P9_CANCEL_SIGNAL (SIGRTMIN + 5)
-/* fids are indices into a table that grows up to this many entries. */
-#define P9_MAX_FIDS   65536u
 #define P9_MAX_PARKED 64u
 
 /*
