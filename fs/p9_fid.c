@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The per-session fid table, qid construction, and per-request
- * credentials.
+ * The per-session fid table, the fds fids keep, qid construction, and
+ * per-request credentials.
  *
  * A fid number is the client's: any u32 but NOFID. The table is an open
  * addressing hash keyed by the number, linear probing, never more than
@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fs/fs_fdbudget.h"
 #include "fs/p9_impl.h"
 #include "fs/resolve.h"
 
@@ -126,10 +127,8 @@ static void release(struct p9_session *s, struct p9_fid *f)
 {
 	uint32_t fid = f->fid;
 
-	if (f->pfd >= 0)
-		close(f->pfd);
-	if (f->ofd >= 0)
-		close(f->ofd);
+	p9_fd_close(f->pfd);
+	p9_fd_close(f->ofd);
 	free(f->xname);
 	free(f->xbuf);
 	memset(f, 0, sizeof(*f));
@@ -210,6 +209,31 @@ void p9_fid_clunk_all(struct p9_session *s)
 	s->fidtab = NULL;
 	s->fidcap = 0;
 	s->nlive = 0;
+}
+
+/* A dup of fd for a fid to keep, charged to the fd budget: fd or -errno. */
+int p9_fd_dup(int fd)
+{
+	int err = fs_fd_charge(), nfd;
+
+	if (err)
+		return err;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (nfd < 0) {
+		err = -errno;
+		fs_fd_refund();
+		return err;
+	}
+	return nfd;
+}
+
+/* Closes an fd a fid kept (or -1) and gives its charge back. */
+void p9_fd_close(int fd)
+{
+	if (fd < 0)
+		return;
+	close(fd);
+	fs_fd_refund();
 }
 
 /*

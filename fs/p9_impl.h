@@ -30,11 +30,12 @@
 /*
  * What one session may make the server hold for it. Fid numbers are the
  * client's (any u32 but NOFID), so what is bounded is how many fids are
- * alive.
+ * alive; fds come from the process-wide budget (fs/fs_fdbudget.h).
  *
  * P9_MAX_LIVE_FIDS: past it a new fid (Tattach, Twalk, Txattrwalk) is
  *   refused with EMFILE. The Linux client keeps a fid per open file and
- *   per dentry it holds on to: thousands, not tens of thousands.
+ *   per dentry it holds on to: thousands, not tens of thousands, and each
+ *   of those also holds an fd, which the fd budget runs out of first.
  */
 #define P9_MAX_LIVE_FIDS 65536u
 
@@ -74,8 +75,9 @@ enum p9_fid_kind {
 struct p9_fid {
 	uint32_t fid;             /* the client's number for it */
 	enum p9_fid_kind kind;
-	int pfd;                  /* O_PATH (or any) fd naming the file */
-	int ofd;                  /* open fd after Tlopen/Tlcreate, or -1 */
+	int pfd;                  /* O_PATH (or any) fd naming the file; */
+	int ofd;                  /* open fd after Tlopen/Tlcreate, or -1; */
+				  /* each charged to the fd budget */
 	mode_t mode;              /* S_IFMT bits of the file */
 	const struct p9_user *user;
 	int64_t dir_next;         /* readdir: offset the directory fd is at */
@@ -149,6 +151,8 @@ int p9_fid_newfid(struct p9_session *s, struct p9_fid *f, uint32_t fid, uint32_t
 		  struct p9_fid **out);
 int p9_fid_clunk(struct p9_session *s, uint32_t fid);
 void p9_fid_clunk_all(struct p9_session *s);
+int p9_fd_dup(int fd);
+void p9_fd_close(int fd);
 int p9_qid_from_stat(struct p9_session *s, const struct stat *st, struct p9_qid *q);
 int p9_qid_of_fd(struct p9_session *s, int fd, struct p9_qid *q, struct stat *st);
 uint64_t p9_qid_path(struct p9_session *s, dev_t dev, uint64_t ino);

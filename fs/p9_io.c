@@ -21,6 +21,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "fs/fs_fdbudget.h"
 #include "fs/p9_impl.h"
 #include "fs/resolve.h"
 
@@ -96,12 +97,15 @@ int p9_op_lopen(struct p9_msg *m)
 	 * Device nodes, fifos and sockets in a share are the guest kernel's to
 	 * open; p9_reopen refuses them (checked on the fd itself).
 	 */
+	err = fs_fd_charge();
+	if (err)
+		return err;
 	fd = p9_reopen(s, f->pfd, flags);
-	if (fd < 0)
-		return fd;
-	err = p9_qid_of_fd(s, fd, &qid, &st);
+	err = fd < 0 ? fd : p9_qid_of_fd(s, fd, &qid, &st);
 	if (err) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		fs_fd_refund();
 		return err;
 	}
 	f->ofd = fd;
@@ -144,21 +148,35 @@ int p9_op_lcreate(struct p9_msg *m)
 	err = p9_creds_for(f->user, gid);
 	if (err)
 		return err;
+	/*
+	 * The new file's open fd and its pfd are both kept (the old pfd goes
+	 * once they exist): charged before anything is created, so a spent
+	 * fd budget refuses the request instead of leaving a file behind.
+	 */
+	err = fs_fd_charge();
+	if (err)
+		return err;
+	err = fs_fd_charge();
+	if (err) {
+		fs_fd_refund();
+		return err;
+	}
 	bool created;
 	fd = fs_create_beneath(s->srv->proc_fd, f->pfd, name, flags, mode & 07777,
 			       flags & O_EXCL, &created);
-	if (fd < 0)
-		return fd;
-	pfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	err = pfd < 0 ? -errno : p9_qid_of_fd(s, fd, &qid, &st);
+	pfd = fd < 0 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	err = fd < 0 ? fd : pfd < 0 ? -errno : p9_qid_of_fd(s, fd, &qid, &st);
 	if (err) {
 		if (pfd >= 0)
 			close(pfd);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		fs_fd_refund();
+		fs_fd_refund();
 		return err;
 	}
 	/* The fid now names the new, open file. */
-	close(f->pfd);
+	p9_fd_close(f->pfd);
 	f->pfd = pfd;
 	f->ofd = fd;
 	f->mode = st.st_mode;

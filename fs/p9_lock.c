@@ -11,7 +11,8 @@
  * a helper thread waits in F_OFD_SETLKW on a dup of the fid's open file
  * (same description, so the lock is still the fid's) and completes the
  * request through the transport. Tflush sets the request's cancel flag
- * and signals the helper until it has answered, then returns.
+ * and signals the helper until it has answered, then returns. The dup is
+ * charged to the fd budget.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -115,7 +116,7 @@ static void *park_thread(void *arg)
 	}
 	len = err ? p9_reply_error(p->req, p->tag, err) : lock_reply(p->req, p->tag, P9_LOCK_SUCCESS);
 	p->t->complete(p->t->ctx, p->req, len);
-	close(p->fd);
+	p9_fd_close(p->fd);
 	pthread_mutex_lock(&s->lock);
 	for (struct p9_parked **pp = &s->parked; *pp; pp = &(*pp)->next) {
 		if (*pp == p) {
@@ -149,7 +150,7 @@ static int park(struct p9_msg *m, int fd, const struct flock *fl)
 	p->tag = m->tag;
 	p->fl = *fl;
 	atomic_init(&p->cancel, false);
-	p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	p->fd = p9_fd_dup(fd);
 	if (p->fd < 0) {
 		free(p);
 		return 0;
@@ -173,7 +174,7 @@ static int park(struct p9_msg *m, int fd, const struct flock *fl)
 	pthread_mutex_unlock(&s->lock);
 	pthread_attr_destroy(&attr);
 	if (err) {
-		close(p->fd);
+		p9_fd_close(p->fd);
 		free(p);
 		return 0;
 	}

@@ -228,9 +228,9 @@ static int op_attach(struct p9_msg *m)
 	err = p9_fid_new(s, fid, &f);
 	if (err)
 		return err;
-	f->pfd = fcntl(s->srv->root_fd, F_DUPFD_CLOEXEC, 0);
+	f->pfd = p9_fd_dup(s->srv->root_fd);
 	if (f->pfd < 0) {
-		err = -errno;
+		err = f->pfd;
 		p9_fid_clunk(s, fid);
 		return err;
 	}

@@ -72,7 +72,10 @@
  * (or clone), tgkill, rt_sigprocmask, futex, madvise, munmap.
  *
  * Limits (numbers and reasons in p9_impl.h): a session holds at most
- * P9_MAX_LIVE_FIDS fids (a new one past that: EMFILE).
+ * P9_MAX_LIVE_FIDS fids (a new one past that: EMFILE). Every fd a fid
+ * keeps, and a parked lock's, is charged to the process-wide budget of
+ * fs/fs_fdbudget.h: a request that would keep one more when it is spent
+ * gets ENFILE, and everything else is still served (clunks give fds back).
  *
  * Credentials: when running as root, each request runs with the fsuid,
  * fsgid and groups of the user that attached the fid (fs_creds_set), so
