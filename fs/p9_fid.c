@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The per-session fid table, the fds fids keep, qid construction, and
- * per-request credentials.
+ * The per-session fid table, the session's byte budget, the fds fids
+ * keep, qid construction, and per-request credentials.
  *
  * A fid number is the client's: any u32 but NOFID. The table is an open
  * addressing hash keyed by the number, linear probing, never more than
@@ -77,15 +77,20 @@ struct p9_fid *p9_fid_get_open(struct p9_session *s, uint32_t fid, int *err)
 	return f;
 }
 
-/* Doubles the table (it only shrinks on reset). */
+/* Doubles the table (charged to the budget; it only shrinks on reset). */
 static int grow(struct p9_session *s)
 {
 	uint32_t oldcap = s->fidcap, cap = oldcap ? oldcap * 2 : 64;
 	struct p9_fid_slot *old = s->fidtab, *t;
+	int err = p9_mem_charge(s, (cap - oldcap) * sizeof(*t));
 
+	if (err)
+		return err;
 	t = calloc(cap, sizeof(*t));
-	if (!t)
+	if (!t) {
+		p9_mem_refund(s, (cap - oldcap) * sizeof(*t));
 		return -ENOMEM;
+	}
 	s->fidtab = t;
 	s->fidcap = cap;
 	for (uint32_t i = 0; i < oldcap; i++)
@@ -109,9 +114,14 @@ int p9_fid_new(struct p9_session *s, uint32_t fid, struct p9_fid **out)
 		return -EMFILE;
 	if (2 * (s->nlive + 1) > s->fidcap && (err = grow(s)))
 		return err;
+	err = p9_mem_charge(s, sizeof(*f));
+	if (err)
+		return err;
 	f = calloc(1, sizeof(*f));
-	if (!f)
+	if (!f) {
+		p9_mem_refund(s, sizeof(*f));
 		return -ENOMEM;
+	}
 	f->fid = fid;
 	f->kind = P9_FID_FILE;
 	f->pfd = -1;
@@ -131,6 +141,7 @@ static void release(struct p9_session *s, struct p9_fid *f)
 	p9_fd_close(f->ofd);
 	free(f->xname);
 	free(f->xbuf);
+	p9_mem_refund(s, f->xcost);
 	memset(f, 0, sizeof(*f));
 	f->fid = fid;
 	f->kind = P9_FID_NONE;
@@ -191,6 +202,7 @@ int p9_fid_clunk(struct p9_session *s, uint32_t fid)
 		return -EBADF;
 	release(s, f);
 	free(f);
+	p9_mem_refund(s, sizeof(*f));
 	unlink_slot(s, i);
 	s->nlive--;
 	return 0;
@@ -203,12 +215,36 @@ void p9_fid_clunk_all(struct p9_session *s)
 		if (f) {
 			release(s, f);
 			free(f);
+			p9_mem_refund(s, sizeof(*f));
 		}
 	}
+	p9_mem_refund(s, s->fidcap * sizeof(*s->fidtab));
 	free(s->fidtab);
 	s->fidtab = NULL;
 	s->fidcap = 0;
 	s->nlive = 0;
+}
+
+/*
+ * The byte budget (P9_SESSION_BYTES): charged before an allocation the
+ * client asked for, refunded when it is freed. Atomic because a parked
+ * lock's helper thread refunds its own waiter.
+ */
+int p9_mem_charge(struct p9_session *s, size_t n)
+{
+	size_t used = atomic_load_explicit(&s->mem_used, memory_order_relaxed);
+
+	do {
+		if (n > P9_SESSION_BYTES - used)
+			return -ENOMEM;
+	} while (!atomic_compare_exchange_weak_explicit(&s->mem_used, &used, used + n,
+			memory_order_relaxed, memory_order_relaxed));
+	return 0;
+}
+
+void p9_mem_refund(struct p9_session *s, size_t n)
+{
+	atomic_fetch_sub_explicit(&s->mem_used, n, memory_order_relaxed);
 }
 
 /* A dup of fd for a fid to keep, charged to the fd budget: fd or -errno. */

@@ -9,6 +9,7 @@
 #define STAINLESS_FS_P9_IMPL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -30,14 +31,24 @@
 /*
  * What one session may make the server hold for it. Fid numbers are the
  * client's (any u32 but NOFID), so what is bounded is how many fids are
- * alive; fds come from the process-wide budget (fs/fs_fdbudget.h).
+ * alive and the host memory they and the rest of a client's requests
+ * pin; fds come from the process-wide budget (fs/fs_fdbudget.h).
  *
  * P9_MAX_LIVE_FIDS: past it a new fid (Tattach, Twalk, Txattrwalk) is
  *   refused with EMFILE. The Linux client keeps a fid per open file and
  *   per dentry it holds on to: thousands, not tens of thousands, and each
  *   of those also holds an fd, which the fd budget runs out of first.
+ * P9_SESSION_BYTES: the fid structs and the fid table, xattr buffers
+ *   (a Txattrwalk value or a Txattrcreate sink: up to P9_XATTR_MAX each,
+ *   until Tclunk), parked lock waiters (with their helper's stack) and
+ *   async I/O records. A fid or xattr buffer past it is refused with
+ *   ENOMEM; a lock that would park is answered BLOCKED and an I/O that
+ *   would go async runs synchronously instead. 65,536 fids take about
+ *   8 MiB, so a client at the fid bound still has half of it; a real
+ *   client sets one xattr at a time and parks a few locks.
  */
 #define P9_MAX_LIVE_FIDS 65536u
+#define P9_SESSION_BYTES (16u << 20)
 
 struct p9_server {
 	uint32_t fidseed;         /* random, for the sessions' fid hash */
@@ -87,6 +98,7 @@ struct p9_fid {
 	size_t xsize;
 	size_t xfilled;
 	int xflags;
+	size_t xcost;             /* bytes of xname and xbuf charged */
 };
 
 /* One entry of the fid table: f is NULL when the slot is empty. */
@@ -107,6 +119,7 @@ struct p9_session {
 	uint32_t fidcap;          /* 0 or a power of two */
 	uint32_t nlive;
 	uint32_t fidseed;         /* keys the hash: see slot_of() */
+	atomic_size_t mem_used;   /* of P9_SESSION_BYTES; lock helpers refund */
 	struct p9_user users[P9_MAX_USERS];
 	unsigned nusers;
 	uint8_t *scratch;         /* request copy, then readdir's getdents */
@@ -151,6 +164,8 @@ int p9_fid_newfid(struct p9_session *s, struct p9_fid *f, uint32_t fid, uint32_t
 		  struct p9_fid **out);
 int p9_fid_clunk(struct p9_session *s, uint32_t fid);
 void p9_fid_clunk_all(struct p9_session *s);
+int p9_mem_charge(struct p9_session *s, size_t n);
+void p9_mem_refund(struct p9_session *s, size_t n);
 int p9_fd_dup(int fd);
 void p9_fd_close(int fd);
 int p9_qid_from_stat(struct p9_session *s, const struct stat *st, struct p9_qid *q);

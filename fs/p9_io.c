@@ -198,6 +198,25 @@ struct p9_aio {
 	struct iovec v[P9_IOV_MAX];
 };
 
+/* A record for an I/O in flight; NULL past the byte budget (then it runs synchronously). */
+static struct p9_aio *aio_new(struct p9_session *s)
+{
+	struct p9_aio *a;
+
+	if (p9_mem_charge(s, sizeof(*a)))
+		return NULL;
+	a = malloc(sizeof(*a));
+	if (!a)
+		p9_mem_refund(s, sizeof(*a));
+	return a;
+}
+
+static void aio_free(struct p9_session *s, struct p9_aio *a)
+{
+	free(a);
+	p9_mem_refund(s, sizeof(*a));
+}
+
 /*
  * Runs on the transport's thread (the one calling p9_handle) when its
  * io_uring finished the I/O, so s->aios needs no lock. A Tflush that came
@@ -239,7 +258,7 @@ static void aio_done(void *arg, int result)
 		len = (uint32_t)p9_iov_write(a->flush_req->out, a->flush_req->nout, 0, buf, sizeof(buf));
 		a->t->complete(a->t->ctx, a->flush_req, len);
 	}
-	free(a);
+	aio_free(a->s, a);
 }
 
 /* Tflush of an I/O in flight: Rflush waits until that I/O has replied. */
@@ -269,7 +288,7 @@ static int do_io(struct p9_msg *m, bool is_write, int fd, struct iovec *v, unsig
 		     : preadv2(fd, v, (int)k, (off_t)off, RWF_NOWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP) &&
 	    m->t && m->t->async && m->t->async->submit_rw) {
-		struct p9_aio *a = malloc(sizeof(*a));
+		struct p9_aio *a = aio_new(m->s);
 		if (a) {
 			a->s = m->s;
 			a->req = m->req;
@@ -285,7 +304,7 @@ static int do_io(struct p9_msg *m, bool is_write, int fd, struct iovec *v, unsig
 						   aio_done, a) == 0)
 				return P9_DEFERRED;
 			m->s->aios = a->next;
-			free(a);
+			aio_free(m->s, a);
 		}
 	}
 	if (n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP))

@@ -12,7 +12,7 @@
  * (same description, so the lock is still the fid's) and completes the
  * request through the transport. Tflush sets the request's cancel flag
  * and signals the helper until it has answered, then returns. The dup is
- * charged to the fd budget.
+ * charged to the fd budget and the waiter to the session's byte budget.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +36,14 @@ struct p9_parked {
 	pthread_t thr;
 	atomic_bool cancel;
 };
+
+/*
+ * A parked waiter's share of the byte budget: its record and its helper's
+ * stack. Past the budget (or the fd budget, for its dup) the lock is
+ * answered BLOCKED, as past P9_MAX_PARKED.
+ */
+#define PARK_STACK (64u * 1024)
+#define PARKED_COST (sizeof(struct p9_parked) + PARK_STACK)
 
 static void cancel_handler(int sig)
 {
@@ -126,6 +134,7 @@ static void *park_thread(void *arg)
 	}
 	s->nparked--;
 	pthread_cond_broadcast(&s->cond);
+	p9_mem_refund(s, PARKED_COST);
 	pthread_mutex_unlock(&s->lock);
 	free(p);
 	return NULL;
@@ -141,9 +150,13 @@ static int park(struct p9_msg *m, int fd, const struct flock *fl)
 
 	if (!m->t || !m->t->complete)
 		return 0;
-	p = calloc(1, sizeof(*p));
-	if (!p)
+	if (p9_mem_charge(s, PARKED_COST))
 		return 0;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		p9_mem_refund(s, PARKED_COST);
+		return 0;
+	}
 	p->s = s;
 	p->req = m->req;
 	p->t = m->t;
@@ -153,11 +166,12 @@ static int park(struct p9_msg *m, int fd, const struct flock *fl)
 	p->fd = p9_fd_dup(fd);
 	if (p->fd < 0) {
 		free(p);
+		p9_mem_refund(s, PARKED_COST);
 		return 0;
 	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
+	pthread_attr_setstacksize(&attr, PARK_STACK);
 	pthread_mutex_lock(&s->lock);
 	if (s->nparked >= P9_MAX_PARKED) {
 		err = EBUSY;
@@ -176,6 +190,7 @@ static int park(struct p9_msg *m, int fd, const struct flock *fl)
 	if (err) {
 		p9_fd_close(p->fd);
 		free(p);
+		p9_mem_refund(s, PARKED_COST);
 		return 0;
 	}
 	return 1;

@@ -104,6 +104,7 @@ int p9_session_create(struct p9_session **out, struct p9_server *srv, uint32_t m
 		return -ENOMEM;
 	s->srv = srv;
 	s->fidseed = srv->fidseed;
+	atomic_init(&s->mem_used, 0);
 	s->max_msg = max_msg < srv->msize ? max_msg : srv->msize;
 	s->scratch = malloc(s->max_msg);
 	s->reply = malloc(s->max_msg);

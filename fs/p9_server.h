@@ -9,8 +9,9 @@
  *                      sessions; thread-safe.
  *   struct p9_session  one per client: per socket connection, per virtio-9p
  *                      device. Holds the negotiated msize, the fid table
- *                      (any u32 numbers, a bounded count) and the
- *                      requests it has deferred.
+ *                      (any u32 numbers, a bounded count), a byte budget
+ *                      for what the client makes the server allocate,
+ *                      and the requests it has deferred.
  *
  * Use from a transport:
  *   p9_server_create(&srv, "/host/dir", &opts);
@@ -72,10 +73,12 @@
  * (or clone), tgkill, rt_sigprocmask, futex, madvise, munmap.
  *
  * Limits (numbers and reasons in p9_impl.h): a session holds at most
- * P9_MAX_LIVE_FIDS fids (a new one past that: EMFILE). Every fd a fid
- * keeps, and a parked lock's, is charged to the process-wide budget of
- * fs/fs_fdbudget.h: a request that would keep one more when it is spent
- * gets ENFILE, and everything else is still served (clunks give fds back).
+ * P9_MAX_LIVE_FIDS fids (a new one past that: EMFILE) and at most
+ * P9_SESSION_BYTES of fids, xattr buffers, parked locks and async I/O
+ * records (ENOMEM). Every fd a fid keeps, and a parked lock's, is charged
+ * to the process-wide budget of fs/fs_fdbudget.h: a request that would
+ * keep one more when it is spent gets ENFILE, and everything else is
+ * still served (clunks give fds back).
  *
  * Credentials: when running as root, each request runs with the fsuid,
  * fsgid and groups of the user that attached the fid (fs_creds_set), so
