@@ -329,25 +329,31 @@ bool p9_is_root(const struct p9_server *srv, const struct stat *st)
 	return st->st_dev == srv->root_dev && st->st_ino == srv->root_ino;
 }
 
-/* The user an attach names: n_uname when given, else the uname string. */
-const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid, const struct p9_str *uname)
+/*
+ * The uid an attach names: n_uname when given, else the uname string
+ * looked up here. The kernel's first attach sends "nobody" and no number;
+ * a name unknown here gets nobody's uid, never root's.
+ */
+uid_t p9_attach_uid(uint32_t n_uname, const struct p9_str *uname)
 {
 	struct passwd pw, *res = NULL;
 	char buf[2048], name[256];
+
+	if (n_uname != P9_NONUNAME)
+		return (uid_t)n_uname;
+	if (p9_str_copy(uname, name, sizeof(name)) == 0 &&
+	    getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res)
+		return res->pw_uid;
+	return 65534;
+}
+
+/* The session's record of uid: its groups looked up once; NULL when full. */
+const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[2048];
 	struct p9_user *u;
 
-	if (uid == (uid_t)P9_NONUNAME) {
-		/*
-		 * Only a name (the kernel's first attach sends "nobody" and no
-		 * number): a name unknown here gets nobody's rights, never root's.
-		 */
-		if (p9_str_copy(uname, name, sizeof(name)) == 0 &&
-		    getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res)
-			uid = res->pw_uid;
-		else
-			uid = 65534;
-		res = NULL;
-	}
 	for (unsigned i = 0; i < s->nusers; i++)
 		if (s->users[i].uid == uid)
 			return &s->users[i];
@@ -358,7 +364,7 @@ const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid, const struct 
 	/* A guest user unknown here gets no group rights beyond "other". */
 	u->gid = 65534;
 	u->ngroups = 0;
-	if (!res && (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) != 0))
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) != 0)
 		res = NULL;
 	if (res) {
 		int n = P9_MAX_GROUPS;

@@ -120,6 +120,8 @@ struct p9_session {
 	uint32_t nlive;
 	uint32_t fidseed;         /* keys the hash: see slot_of() */
 	atomic_size_t mem_used;   /* of P9_SESSION_BYTES; lock helpers refund */
+	bool peer_known;          /* p9_session_set_peer() was called */
+	uid_t peer_uid;
 	struct p9_user users[P9_MAX_USERS];
 	unsigned nusers;
 	uint8_t *scratch;         /* request copy, then readdir's getdents */
@@ -172,7 +174,8 @@ int p9_qid_from_stat(struct p9_session *s, const struct stat *st, struct p9_qid 
 int p9_qid_of_fd(struct p9_session *s, int fd, struct p9_qid *q, struct stat *st);
 uint64_t p9_qid_path(struct p9_session *s, dev_t dev, uint64_t ino);
 int p9_creds_for(const struct p9_user *u, gid_t gid);
-const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid, const struct p9_str *uname);
+uid_t p9_attach_uid(uint32_t n_uname, const struct p9_str *uname);
+const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid);
 int p9_reopen(struct p9_session *s, int pfd, int flags);
 void p9_proc_path(int fd, char *buf, size_t sz);
 bool p9_is_root(const struct p9_server *srv, const struct stat *st);

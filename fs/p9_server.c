@@ -138,6 +138,12 @@ uint32_t p9_session_msize(const struct p9_session *s)
 	return s->msize;
 }
 
+void p9_session_set_peer(struct p9_session *s, uid_t uid)
+{
+	s->peer_known = true;
+	s->peer_uid = uid;
+}
+
 /* Writes Rlerror into req->out; 0 when even that does not fit. */
 uint32_t p9_reply_error(struct fs_req *req, uint16_t tag, int err)
 {
@@ -207,6 +213,7 @@ static int op_attach(struct p9_msg *m)
 	struct p9_fid *f;
 	struct p9_qid qid;
 	struct stat st;
+	uid_t uid;
 	int err;
 
 	p9_get_u32(&m->in); /* afid: Tauth never succeeds, so it carries nothing */
@@ -217,7 +224,14 @@ static int op_attach(struct p9_msg *m)
 		return -EPROTO;
 	if (!aname_ok(s->srv, &aname))
 		return -ENOENT;
-	u = p9_user_get(s, n_uname, &uname);
+	/*
+	 * Only root may act as someone else: a local process that can reach
+	 * the socket must not become root (or anyone) by naming them.
+	 */
+	uid = p9_attach_uid(n_uname, &uname);
+	if (s->peer_known && s->peer_uid != 0 && uid != s->peer_uid)
+		return -EPERM;
+	u = p9_user_get(s, uid);
 	if (!u)
 		return -EUSERS;
 	err = p9_creds_for(u, u->gid);

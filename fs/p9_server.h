@@ -11,12 +11,14 @@
  *                      device. Holds the negotiated msize, the fid table
  *                      (any u32 numbers, a bounded count), a byte budget
  *                      for what the client makes the server allocate,
- *                      and the requests it has deferred.
+ *                      the requests it has deferred, and (from a socket)
+ *                      who the peer is.
  *
  * Use from a transport:
  *   p9_server_create(&srv, "/host/dir", &opts);
  *   p9_session_create(&s, srv, max_msg);      // max_msg: the largest
  *                                             // request/reply it can carry
+ *   p9_session_set_peer(s, uid);              // a socket's SO_PEERCRED uid
  *   for each request:
  *     len = p9_handle(s, &req, &transport);   // reply length, or
  *                                             // FS_REQ_DEFERRED
@@ -91,6 +93,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "fs/fs_options.h"
 #include "fs/fs_req.h"
@@ -120,6 +123,14 @@ int p9_session_create(struct p9_session **out, struct p9_server *srv, uint32_t m
 void p9_session_destroy(struct p9_session *s);
 /* The msize agreed by Tversion (0 before the first Tversion). */
 uint32_t p9_session_msize(const struct p9_session *s);
+
+/*
+ * The uid of the process at the other end (a socket's SO_PEERCRED). A
+ * peer other than root may then attach only as itself: Tattach naming
+ * another uid gets EPERM. Without this call any uid may attach: right for
+ * the virtio-9p device, whose peer is the guest's kernel.
+ */
+void p9_session_set_peer(struct p9_session *s, uid_t uid);
 
 /* Handles one request: reply length (>= 0) or FS_REQ_DEFERRED. */
 int p9_handle(struct p9_session *s, struct fs_req *req, const struct fs_transport *t);
