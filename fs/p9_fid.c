@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The per-session fid table, qid construction, and per-request credentials.
+ * The per-session fid table, the session's byte budget, the fds fids
+ * keep, qid construction, and per-request credentials.
  *
- * A fid number is an index into a table that grows on demand up to
- * P9_MAX_FIDS: the Linux and diod clients hand out the smallest free
- * number, so the table stays dense and a lookup is one bounds check and
- * one load. Each slot holds fds, never a path, so a rename on the host
- * cannot make a fid point somewhere else.
+ * A fid number is the client's: any u32 but NOFID. The table is an open
+ * addressing hash keyed by the number, linear probing, never more than
+ * half full, so a lookup is one hash and, nearly always, one probe. The
+ * hash is seeded per server: the Linux client's small dense numbers
+ * spread as evenly as any, and a client cannot pick numbers that pile up
+ * in one run of slots. Each fid holds fds, never a path, so a rename on
+ * the host cannot make a fid point somewhere else.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,14 +20,38 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fs/fs_fdbudget.h"
 #include "fs/p9_impl.h"
 #include "fs/resolve.h"
 
+/* murmur3's finaliser: every input bit moves every output bit. */
+static uint32_t slot_of(const struct p9_session *s, uint32_t fid)
+{
+	uint32_t h = fid ^ s->fidseed;
+
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h & (s->fidcap - 1);
+}
+
+/* The slot holding fid, or the empty slot where it would go. */
+static uint32_t find_slot(const struct p9_session *s, uint32_t fid)
+{
+	uint32_t mask = s->fidcap - 1, i = slot_of(s, fid);
+
+	while (s->fidtab[i].f && s->fidtab[i].fid != fid)
+		i = (i + 1) & mask;
+	return i;
+}
+
 struct p9_fid *p9_fid_get(struct p9_session *s, uint32_t fid)
 {
-	if (fid >= s->nfids || !s->fids[fid] || s->fids[fid]->kind == P9_FID_NONE)
+	if (!s->nlive)
 		return NULL;
-	return s->fids[fid];
+	return s->fidtab[find_slot(s, fid)].f;
 }
 
 struct p9_fid *p9_fid_get_file(struct p9_session *s, uint32_t fid, int *err)
@@ -50,37 +77,76 @@ struct p9_fid *p9_fid_get_open(struct p9_session *s, uint32_t fid, int *err)
 	return f;
 }
 
+/* Doubles the table (charged to the budget; it only shrinks on reset). */
+static int grow(struct p9_session *s)
+{
+	uint32_t oldcap = s->fidcap, cap = oldcap ? oldcap * 2 : 64;
+	struct p9_fid_slot *old = s->fidtab, *t;
+	int err = p9_mem_charge(s, (cap - oldcap) * sizeof(*t));
+
+	if (err)
+		return err;
+	t = calloc(cap, sizeof(*t));
+	if (!t) {
+		p9_mem_refund(s, (cap - oldcap) * sizeof(*t));
+		return -ENOMEM;
+	}
+	s->fidtab = t;
+	s->fidcap = cap;
+	for (uint32_t i = 0; i < oldcap; i++)
+		if (old[i].f)
+			t[find_slot(s, old[i].fid)] = old[i];
+	free(old);
+	return 0;
+}
+
+/* A new, empty file fid: -EINVAL for NOFID, -EEXIST, -EMFILE, -ENOMEM. */
 int p9_fid_new(struct p9_session *s, uint32_t fid, struct p9_fid **out)
 {
-	if (fid == P9_NOFID || fid >= P9_MAX_FIDS)
-		return -EMFILE;
+	struct p9_fid *f;
+	int err;
+
+	if (fid == P9_NOFID)
+		return -EINVAL;
 	if (p9_fid_get(s, fid))
 		return -EEXIST;
-	if (fid >= s->nfids) {
-		uint32_t n = s->nfids ? s->nfids : 64;
-		while (n <= fid)
-			n *= 2;
-		if (n > P9_MAX_FIDS)
-			n = P9_MAX_FIDS;
-		struct p9_fid **t = realloc(s->fids, n * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		memset(t + s->nfids, 0, (n - s->nfids) * sizeof(*t));
-		s->fids = t;
-		s->nfids = n;
+	if (s->nlive >= P9_MAX_LIVE_FIDS)
+		return -EMFILE;
+	if (2 * (s->nlive + 1) > s->fidcap && (err = grow(s)))
+		return err;
+	err = p9_mem_charge(s, sizeof(*f));
+	if (err)
+		return err;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		p9_mem_refund(s, sizeof(*f));
+		return -ENOMEM;
 	}
-	if (!s->fids[fid]) {
-		s->fids[fid] = calloc(1, sizeof(struct p9_fid));
-		if (!s->fids[fid])
-			return -ENOMEM;
-	}
-	struct p9_fid *f = s->fids[fid];
-	memset(f, 0, sizeof(*f));
+	f->fid = fid;
 	f->kind = P9_FID_FILE;
 	f->pfd = -1;
 	f->ofd = -1;
+	s->fidtab[find_slot(s, fid)] = (struct p9_fid_slot){ fid, f };
+	s->nlive++;
 	*out = f;
 	return 0;
+}
+
+/* Drops what a fid holds (its fds and xattr buffer), keeping its number. */
+static void release(struct p9_session *s, struct p9_fid *f)
+{
+	uint32_t fid = f->fid;
+
+	p9_fd_close(f->pfd);
+	p9_fd_close(f->ofd);
+	free(f->xname);
+	free(f->xbuf);
+	p9_mem_refund(s, f->xcost);
+	memset(f, 0, sizeof(*f));
+	f->fid = fid;
+	f->kind = P9_FID_NONE;
+	f->pfd = -1;
+	f->ofd = -1;
 }
 
 /*
@@ -93,7 +159,7 @@ int p9_fid_newfid(struct p9_session *s, struct p9_fid *f, uint32_t fid, uint32_t
 	const struct p9_user *u = f->user;
 
 	if (newfid == fid) {
-		p9_fid_release(f);
+		release(s, f);
 		f->kind = P9_FID_FILE;
 		*out = f;
 	} else {
@@ -105,41 +171,105 @@ int p9_fid_newfid(struct p9_session *s, struct p9_fid *f, uint32_t fid, uint32_t
 	return 0;
 }
 
-/* Drops what a fid holds; the slot stays allocated for reuse. */
-void p9_fid_release(struct p9_fid *f)
+/*
+ * Empties slot i without tombstones: each later entry of the run moves
+ * back into the hole unless its home slot lies after the hole.
+ */
+static void unlink_slot(struct p9_session *s, uint32_t i)
 {
-	if (f->pfd >= 0)
-		close(f->pfd);
-	if (f->ofd >= 0)
-		close(f->ofd);
-	free(f->xname);
-	free(f->xbuf);
-	memset(f, 0, sizeof(*f));
-	f->kind = P9_FID_NONE;
-	f->pfd = -1;
-	f->ofd = -1;
+	uint32_t mask = s->fidcap - 1;
+
+	for (uint32_t j = (i + 1) & mask; s->fidtab[j].f; j = (j + 1) & mask) {
+		uint32_t home = slot_of(s, s->fidtab[j].fid);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			s->fidtab[i] = s->fidtab[j];
+			i = j;
+		}
+	}
+	s->fidtab[i].f = NULL;
 }
 
 int p9_fid_clunk(struct p9_session *s, uint32_t fid)
 {
-	struct p9_fid *f = p9_fid_get(s, fid);
+	uint32_t i;
+	struct p9_fid *f;
 
+	if (!s->nlive)
+		return -EBADF;
+	i = find_slot(s, fid);
+	f = s->fidtab[i].f;
 	if (!f)
 		return -EBADF;
-	p9_fid_release(f);
+	release(s, f);
+	free(f);
+	p9_mem_refund(s, sizeof(*f));
+	unlink_slot(s, i);
+	s->nlive--;
 	return 0;
 }
 
 void p9_fid_clunk_all(struct p9_session *s)
 {
-	for (uint32_t i = 0; i < s->nfids; i++) {
-		if (s->fids[i]) {
-			if (s->fids[i]->kind != P9_FID_NONE)
-				p9_fid_release(s->fids[i]);
-			free(s->fids[i]);
-			s->fids[i] = NULL;
+	for (uint32_t i = 0; i < s->fidcap; i++) {
+		struct p9_fid *f = s->fidtab[i].f;
+		if (f) {
+			release(s, f);
+			free(f);
+			p9_mem_refund(s, sizeof(*f));
 		}
 	}
+	p9_mem_refund(s, s->fidcap * sizeof(*s->fidtab));
+	free(s->fidtab);
+	s->fidtab = NULL;
+	s->fidcap = 0;
+	s->nlive = 0;
+}
+
+/*
+ * The byte budget (P9_SESSION_BYTES): charged before an allocation the
+ * client asked for, refunded when it is freed. Atomic because a parked
+ * lock's helper thread refunds its own waiter.
+ */
+int p9_mem_charge(struct p9_session *s, size_t n)
+{
+	size_t used = atomic_load_explicit(&s->mem_used, memory_order_relaxed);
+
+	do {
+		if (n > P9_SESSION_BYTES - used)
+			return -ENOMEM;
+	} while (!atomic_compare_exchange_weak_explicit(&s->mem_used, &used, used + n,
+			memory_order_relaxed, memory_order_relaxed));
+	return 0;
+}
+
+void p9_mem_refund(struct p9_session *s, size_t n)
+{
+	atomic_fetch_sub_explicit(&s->mem_used, n, memory_order_relaxed);
+}
+
+/* A dup of fd for a fid to keep, charged to the fd budget: fd or -errno. */
+int p9_fd_dup(int fd)
+{
+	int err = fs_fd_charge(), nfd;
+
+	if (err)
+		return err;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (nfd < 0) {
+		err = -errno;
+		fs_fd_refund();
+		return err;
+	}
+	return nfd;
+}
+
+/* Closes an fd a fid kept (or -1) and gives its charge back. */
+void p9_fd_close(int fd)
+{
+	if (fd < 0)
+		return;
+	close(fd);
+	fs_fd_refund();
 }
 
 /*
@@ -199,25 +329,31 @@ bool p9_is_root(const struct p9_server *srv, const struct stat *st)
 	return st->st_dev == srv->root_dev && st->st_ino == srv->root_ino;
 }
 
-/* The user an attach names: n_uname when given, else the uname string. */
-const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid, const struct p9_str *uname)
+/*
+ * The uid an attach names: n_uname when given, else the uname string
+ * looked up here. The kernel's first attach sends "nobody" and no number;
+ * a name unknown here gets nobody's uid, never root's.
+ */
+uid_t p9_attach_uid(uint32_t n_uname, const struct p9_str *uname)
 {
 	struct passwd pw, *res = NULL;
 	char buf[2048], name[256];
+
+	if (n_uname != P9_NONUNAME)
+		return (uid_t)n_uname;
+	if (p9_str_copy(uname, name, sizeof(name)) == 0 &&
+	    getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res)
+		return res->pw_uid;
+	return 65534;
+}
+
+/* The session's record of uid: its groups looked up once; NULL when full. */
+const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[2048];
 	struct p9_user *u;
 
-	if (uid == (uid_t)P9_NONUNAME) {
-		/*
-		 * Only a name (the kernel's first attach sends "nobody" and no
-		 * number): a name unknown here gets nobody's rights, never root's.
-		 */
-		if (p9_str_copy(uname, name, sizeof(name)) == 0 &&
-		    getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res)
-			uid = res->pw_uid;
-		else
-			uid = 65534;
-		res = NULL;
-	}
 	for (unsigned i = 0; i < s->nusers; i++)
 		if (s->users[i].uid == uid)
 			return &s->users[i];
@@ -228,7 +364,7 @@ const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid, const struct 
 	/* A guest user unknown here gets no group rights beyond "other". */
 	u->gid = 65534;
 	u->ngroups = 0;
-	if (!res && (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) != 0))
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) != 0)
 		res = NULL;
 	if (res) {
 		int n = P9_MAX_GROUPS;

@@ -9,6 +9,7 @@
 #define STAINLESS_FS_P9_IMPL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -27,7 +28,30 @@
 #define P9_MAX_USERS 16u
 #define P9_MAX_GROUPS 64u
 
+/*
+ * What one session may make the server hold for it. Fid numbers are the
+ * client's (any u32 but NOFID), so what is bounded is how many fids are
+ * alive and the host memory they and the rest of a client's requests
+ * pin; fds come from the process-wide budget (fs/fs_fdbudget.h).
+ *
+ * P9_MAX_LIVE_FIDS: past it a new fid (Tattach, Twalk, Txattrwalk) is
+ *   refused with EMFILE. The Linux client keeps a fid per open file and
+ *   per dentry it holds on to: thousands, not tens of thousands, and each
+ *   of those also holds an fd, which the fd budget runs out of first.
+ * P9_SESSION_BYTES: the fid structs and the fid table, xattr buffers
+ *   (a Txattrwalk value or a Txattrcreate sink: up to P9_XATTR_MAX each,
+ *   until Tclunk), parked lock waiters (with their helper's stack) and
+ *   async I/O records. A fid or xattr buffer past it is refused with
+ *   ENOMEM; a lock that would park is answered BLOCKED and an I/O that
+ *   would go async runs synchronously instead. 65,536 fids take about
+ *   8 MiB, so a client at the fid bound still has half of it; a real
+ *   client sets one xattr at a time and parks a few locks.
+ */
+#define P9_MAX_LIVE_FIDS 65536u
+#define P9_SESSION_BYTES (16u << 20)
+
 struct p9_server {
+	uint32_t fidseed;         /* random, for the sessions' fid hash */
 	int root_fd;              /* O_PATH|O_DIRECTORY of the share */
 	int proc_fd;              /* /proc/self/fd, to reopen O_PATH fds */
 	dev_t root_dev;
@@ -53,16 +77,18 @@ struct p9_user {
 };
 
 enum p9_fid_kind {
-	P9_FID_NONE,     /* slot free */
+	P9_FID_NONE,     /* released: about to be freed or reused */
 	P9_FID_FILE,     /* a file or directory of the share */
 	P9_FID_XREAD,    /* Txattrwalk result: a buffered value or list */
 	P9_FID_XWRITE,   /* Txattrcreate: value collected until Tclunk */
 };
 
 struct p9_fid {
+	uint32_t fid;             /* the client's number for it */
 	enum p9_fid_kind kind;
-	int pfd;                  /* O_PATH (or any) fd naming the file */
-	int ofd;                  /* open fd after Tlopen/Tlcreate, or -1 */
+	int pfd;                  /* O_PATH (or any) fd naming the file; */
+	int ofd;                  /* open fd after Tlopen/Tlcreate, or -1; */
+				  /* each charged to the fd budget */
 	mode_t mode;              /* S_IFMT bits of the file */
 	const struct p9_user *user;
 	int64_t dir_next;         /* readdir: offset the directory fd is at */
@@ -72,6 +98,13 @@ struct p9_fid {
 	size_t xsize;
 	size_t xfilled;
 	int xflags;
+	size_t xcost;             /* bytes of xname and xbuf charged */
+};
+
+/* One entry of the fid table: f is NULL when the slot is empty. */
+struct p9_fid_slot {
+	uint32_t fid;
+	struct p9_fid *f;
 };
 
 struct p9_parked;
@@ -81,8 +114,14 @@ struct p9_session {
 	struct p9_server *srv;
 	uint32_t max_msg;
 	uint32_t msize;           /* 0 until Tversion */
-	struct p9_fid **fids;     /* indexed by fid number */
-	uint32_t nfids;
+	/* Open addressing, linear probing, at most half full. */
+	struct p9_fid_slot *fidtab;
+	uint32_t fidcap;          /* 0 or a power of two */
+	uint32_t nlive;
+	uint32_t fidseed;         /* keys the hash: see slot_of() */
+	atomic_size_t mem_used;   /* of P9_SESSION_BYTES; lock helpers refund */
+	bool peer_known;          /* p9_session_set_peer() was called */
+	uid_t peer_uid;
 	struct p9_user users[P9_MAX_USERS];
 	unsigned nusers;
 	uint8_t *scratch;         /* request copy, then readdir's getdents */
@@ -123,16 +162,20 @@ struct p9_fid *p9_fid_get(struct p9_session *s, uint32_t fid);
 struct p9_fid *p9_fid_get_file(struct p9_session *s, uint32_t fid, int *err);
 struct p9_fid *p9_fid_get_open(struct p9_session *s, uint32_t fid, int *err);
 int p9_fid_new(struct p9_session *s, uint32_t fid, struct p9_fid **out);
-void p9_fid_release(struct p9_fid *f);
 int p9_fid_newfid(struct p9_session *s, struct p9_fid *f, uint32_t fid, uint32_t newfid,
 		  struct p9_fid **out);
 int p9_fid_clunk(struct p9_session *s, uint32_t fid);
 void p9_fid_clunk_all(struct p9_session *s);
+int p9_mem_charge(struct p9_session *s, size_t n);
+void p9_mem_refund(struct p9_session *s, size_t n);
+int p9_fd_dup(int fd);
+void p9_fd_close(int fd);
 int p9_qid_from_stat(struct p9_session *s, const struct stat *st, struct p9_qid *q);
 int p9_qid_of_fd(struct p9_session *s, int fd, struct p9_qid *q, struct stat *st);
 uint64_t p9_qid_path(struct p9_session *s, dev_t dev, uint64_t ino);
 int p9_creds_for(const struct p9_user *u, gid_t gid);
-const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid, const struct p9_str *uname);
+uid_t p9_attach_uid(uint32_t n_uname, const struct p9_str *uname);
+const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid);
 int p9_reopen(struct p9_session *s, int pfd, int flags);
 void p9_proc_path(int fd, char *buf, size_t sz);
 bool p9_is_root(const struct p9_server *srv, const struct stat *st);

@@ -21,6 +21,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "fs/fs_fdbudget.h"
 #include "fs/p9_impl.h"
 #include "fs/resolve.h"
 
@@ -96,12 +97,15 @@ int p9_op_lopen(struct p9_msg *m)
 	 * Device nodes, fifos and sockets in a share are the guest kernel's to
 	 * open; p9_reopen refuses them (checked on the fd itself).
 	 */
+	err = fs_fd_charge();
+	if (err)
+		return err;
 	fd = p9_reopen(s, f->pfd, flags);
-	if (fd < 0)
-		return fd;
-	err = p9_qid_of_fd(s, fd, &qid, &st);
+	err = fd < 0 ? fd : p9_qid_of_fd(s, fd, &qid, &st);
 	if (err) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		fs_fd_refund();
 		return err;
 	}
 	f->ofd = fd;
@@ -144,21 +148,35 @@ int p9_op_lcreate(struct p9_msg *m)
 	err = p9_creds_for(f->user, gid);
 	if (err)
 		return err;
+	/*
+	 * The new file's open fd and its pfd are both kept (the old pfd goes
+	 * once they exist): charged before anything is created, so a spent
+	 * fd budget refuses the request instead of leaving a file behind.
+	 */
+	err = fs_fd_charge();
+	if (err)
+		return err;
+	err = fs_fd_charge();
+	if (err) {
+		fs_fd_refund();
+		return err;
+	}
 	bool created;
 	fd = fs_create_beneath(s->srv->proc_fd, f->pfd, name, flags, mode & 07777,
 			       flags & O_EXCL, &created);
-	if (fd < 0)
-		return fd;
-	pfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	err = pfd < 0 ? -errno : p9_qid_of_fd(s, fd, &qid, &st);
+	pfd = fd < 0 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	err = fd < 0 ? fd : pfd < 0 ? -errno : p9_qid_of_fd(s, fd, &qid, &st);
 	if (err) {
 		if (pfd >= 0)
 			close(pfd);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		fs_fd_refund();
+		fs_fd_refund();
 		return err;
 	}
 	/* The fid now names the new, open file. */
-	close(f->pfd);
+	p9_fd_close(f->pfd);
 	f->pfd = pfd;
 	f->ofd = fd;
 	f->mode = st.st_mode;
@@ -179,6 +197,25 @@ struct p9_aio {
 	uint16_t flush_tag;
 	struct iovec v[P9_IOV_MAX];
 };
+
+/* A record for an I/O in flight; NULL past the byte budget (then it runs synchronously). */
+static struct p9_aio *aio_new(struct p9_session *s)
+{
+	struct p9_aio *a;
+
+	if (p9_mem_charge(s, sizeof(*a)))
+		return NULL;
+	a = malloc(sizeof(*a));
+	if (!a)
+		p9_mem_refund(s, sizeof(*a));
+	return a;
+}
+
+static void aio_free(struct p9_session *s, struct p9_aio *a)
+{
+	free(a);
+	p9_mem_refund(s, sizeof(*a));
+}
 
 /*
  * Runs on the transport's thread (the one calling p9_handle) when its
@@ -221,7 +258,7 @@ static void aio_done(void *arg, int result)
 		len = (uint32_t)p9_iov_write(a->flush_req->out, a->flush_req->nout, 0, buf, sizeof(buf));
 		a->t->complete(a->t->ctx, a->flush_req, len);
 	}
-	free(a);
+	aio_free(a->s, a);
 }
 
 /* Tflush of an I/O in flight: Rflush waits until that I/O has replied. */
@@ -251,7 +288,7 @@ static int do_io(struct p9_msg *m, bool is_write, int fd, struct iovec *v, unsig
 		     : preadv2(fd, v, (int)k, (off_t)off, RWF_NOWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP) &&
 	    m->t && m->t->async && m->t->async->submit_rw) {
-		struct p9_aio *a = malloc(sizeof(*a));
+		struct p9_aio *a = aio_new(m->s);
 		if (a) {
 			a->s = m->s;
 			a->req = m->req;
@@ -267,7 +304,7 @@ static int do_io(struct p9_msg *m, bool is_write, int fd, struct iovec *v, unsig
 						   aio_done, a) == 0)
 				return P9_DEFERRED;
 			m->s->aios = a->next;
-			free(a);
+			aio_free(m->s, a);
 		}
 	}
 	if (n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP))

@@ -11,7 +11,8 @@
  * a helper thread waits in F_OFD_SETLKW on a dup of the fid's open file
  * (same description, so the lock is still the fid's) and completes the
  * request through the transport. Tflush sets the request's cancel flag
- * and signals the helper until it has answered, then returns.
+ * and signals the helper until it has answered, then returns. The dup is
+ * charged to the fd budget and the waiter to the session's byte budget.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +36,14 @@ struct p9_parked {
 	pthread_t thr;
 	atomic_bool cancel;
 };
+
+/*
+ * A parked waiter's share of the byte budget: its record and its helper's
+ * stack. Past the budget (or the fd budget, for its dup) the lock is
+ * answered BLOCKED, as past P9_MAX_PARKED.
+ */
+#define PARK_STACK (64u * 1024)
+#define PARKED_COST (sizeof(struct p9_parked) + PARK_STACK)
 
 static void cancel_handler(int sig)
 {
@@ -115,7 +124,7 @@ static void *park_thread(void *arg)
 	}
 	len = err ? p9_reply_error(p->req, p->tag, err) : lock_reply(p->req, p->tag, P9_LOCK_SUCCESS);
 	p->t->complete(p->t->ctx, p->req, len);
-	close(p->fd);
+	p9_fd_close(p->fd);
 	pthread_mutex_lock(&s->lock);
 	for (struct p9_parked **pp = &s->parked; *pp; pp = &(*pp)->next) {
 		if (*pp == p) {
@@ -125,6 +134,7 @@ static void *park_thread(void *arg)
 	}
 	s->nparked--;
 	pthread_cond_broadcast(&s->cond);
+	p9_mem_refund(s, PARKED_COST);
 	pthread_mutex_unlock(&s->lock);
 	free(p);
 	return NULL;
@@ -140,23 +150,28 @@ static int park(struct p9_msg *m, int fd, const struct flock *fl)
 
 	if (!m->t || !m->t->complete)
 		return 0;
-	p = calloc(1, sizeof(*p));
-	if (!p)
+	if (p9_mem_charge(s, PARKED_COST))
 		return 0;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		p9_mem_refund(s, PARKED_COST);
+		return 0;
+	}
 	p->s = s;
 	p->req = m->req;
 	p->t = m->t;
 	p->tag = m->tag;
 	p->fl = *fl;
 	atomic_init(&p->cancel, false);
-	p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	p->fd = p9_fd_dup(fd);
 	if (p->fd < 0) {
 		free(p);
+		p9_mem_refund(s, PARKED_COST);
 		return 0;
 	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
+	pthread_attr_setstacksize(&attr, PARK_STACK);
 	pthread_mutex_lock(&s->lock);
 	if (s->nparked >= P9_MAX_PARKED) {
 		err = EBUSY;
@@ -173,8 +188,9 @@ static int park(struct p9_msg *m, int fd, const struct flock *fl)
 	pthread_mutex_unlock(&s->lock);
 	pthread_attr_destroy(&attr);
 	if (err) {
-		close(p->fd);
+		p9_fd_close(p->fd);
 		free(p);
+		p9_mem_refund(s, PARKED_COST);
 		return 0;
 	}
 	return 1;

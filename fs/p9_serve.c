@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly] [--devices]
- * [--poll USEC]`: the 9P2000.L server on a Unix stream socket, so clients
- * nobody here wrote (diod's tools, the kernel's trans=unix) can test the
- * same server code the virtio-9p device uses.
+ * `stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]
+ * [--readonly] [--devices] [--poll USEC]`: the 9P2000.L server on a Unix
+ * stream socket, so clients nobody here wrote (diod's tools, the kernel's
+ * trans=unix) can test the same server code the virtio-9p device uses.
+ *
+ * Who may use it: the socket is mode 0600 (0660 with --socket-group, and
+ * that group), as virtiofsd does, and each connection's peer uid (from
+ * SO_PEERCRED) goes into its session, where a peer other than root may
+ * attach only as itself. Without that, any local process that could
+ * connect would attach as uid 0 and act as root in the share.
  *
  * One thread per connection, one session per connection. A frame whose
  * size field cannot be a message (below the 7-byte header or above the
@@ -16,6 +22,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -230,7 +237,7 @@ static void *conn_thread(void *arg)
 	return NULL;
 }
 
-static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd)
+static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd, uid_t peer)
 {
 	struct p9_conn *c = calloc(1, sizeof(*c));
 	pthread_attr_t attr;
@@ -248,6 +255,7 @@ static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd)
 	err = p9_session_create(&c->s, srv, c->bufsz);
 	if (err)
 		goto fail;
+	p9_session_set_peer(c->s, peer);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_mutex_lock(&all->lock);
@@ -272,11 +280,33 @@ fail:
 	return err;
 }
 
-static int listen_on(const char *path)
+/*
+ * Binds under a umask that leaves only the owner's bits, so the socket is
+ * never reachable by others even for an instant, then sets the mode (and
+ * group) explicitly: umask alone is not enough where the directory's
+ * default ACL overrides it. gid (gid_t)-1: mode 0600, no group.
+ */
+static int bind_private(int fd, const struct sockaddr_un *sa, gid_t gid)
+{
+	mode_t old = umask(0177);
+	int err = bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ? -errno : 0;
+
+	umask(old);
+	if (err)
+		return err;
+	if ((gid != (gid_t)-1 && chown(sa->sun_path, (uid_t)-1, gid) < 0) ||
+	    chmod(sa->sun_path, gid != (gid_t)-1 ? 0660 : 0600) < 0) {
+		err = -errno;
+		unlink(sa->sun_path);
+	}
+	return err;
+}
+
+static int listen_on(const char *path, gid_t gid)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
-	int fd;
+	int fd, err;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
@@ -296,8 +326,12 @@ static int listen_on(const char *path)
 		}
 		unlink(path);
 	}
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0) {
-		int err = -errno;
+	err = bind_private(fd, &sa, gid);
+	if (!err && listen(fd, 64) < 0) {
+		err = -errno;
+		unlink(path);
+	}
+	if (err) {
 		close(fd);
 		return err;
 	}
@@ -306,8 +340,27 @@ static int listen_on(const char *path)
 
 static void usage(FILE *f)
 {
-	fputs("usage: stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly]"
-	      " [--devices] [--poll USEC]\n", f);
+	fputs("usage: stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]"
+	      " [--readonly] [--devices] [--poll USEC]\n", f);
+}
+
+/* --socket-group: a group name, or a number (which need not have a name). */
+static int parse_group(const char *arg, gid_t *out)
+{
+	struct group gr, *res = NULL;
+	char buf[4096], *end;
+	unsigned long v;
+
+	if (getgrnam_r(arg, &gr, buf, sizeof(buf), &res) == 0 && res) {
+		*out = res->gr_gid;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || errno || arg[0] == '-' || v >= (gid_t)-1)
+		return -EINVAL;
+	*out = (gid_t)v;
+	return 0;
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -354,9 +407,13 @@ static int serve(struct p9_server *srv, struct p9_conns *all, int lfd, int sfd)
 			return 0;       /* SIGINT or SIGTERM */
 		if (pfd[0].revents & POLLIN) {
 			int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+			struct ucred cr;
+			socklen_t len = sizeof(cr);
 			if (cfd < 0)
 				continue;   /* the client gave up, or fds ran out: keep serving */
-			if (start_conn(srv, all, cfd) < 0)
+			/* Who connected decides whom it may attach as: unknown is refused. */
+			if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
+			    start_conn(srv, all, cfd, cr.uid) < 0)
 				close(cfd);
 		}
 	}
@@ -366,6 +423,7 @@ int p9_serve_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "socket-group", required_argument, NULL, 'g' },
 		{ "msize", required_argument, NULL, 'm' },
 		{ "readonly", no_argument, NULL, 'r' },
 		{ "devices", no_argument, NULL, 'd' },
@@ -376,6 +434,7 @@ int p9_serve_main(int argc, char **argv)
 	const char *sock = NULL, *dir;
 	struct fs_options opts;
 	struct p9_server *srv;
+	gid_t gid = (gid_t)-1;
 	sigset_t set;
 	uint64_t n;
 	int c, err, lfd, sfd;
@@ -387,6 +446,10 @@ int p9_serve_main(int argc, char **argv)
 		switch (c) {
 		case 's':
 			sock = optarg;
+			break;
+		case 'g':
+			if (parse_group(optarg, &gid) < 0)
+				return fail("--socket-group must be a group name or number, not '%s'", optarg);
 			break;
 		case 'm':
 			if (parse_size(optarg, &n) < 0 || n < P9_MSIZE_MIN || n > P9_MSIZE_MAX)
@@ -407,7 +470,7 @@ int p9_serve_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return fail("bad option '%s' (usage: 9p-serve --socket PATH DIR "
+			return fail("bad option '%s' (usage: 9p-serve --socket PATH DIR [--socket-group GROUP] "
 				    "[--msize BYTES] [--readonly] [--devices] [--poll USEC])", argv[optind - 1]);
 		}
 	}
@@ -431,7 +494,7 @@ int p9_serve_main(int argc, char **argv)
 	sigdelset(&set, P9_CANCEL_SIGNAL);
 	signal(SIGPIPE, SIG_IGN);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	lfd = listen_on(sock);
+	lfd = listen_on(sock, gid);
 	if (lfd < 0 || sfd < 0) {
 		fprintf(stderr, "stainless: 9p-serve: cannot listen on '%s': %s\n", sock,
 			strerror(lfd < 0 ? -lfd : errno));

@@ -12,7 +12,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fs/p9_impl.h"
@@ -61,6 +63,9 @@ int p9_server_create(struct p9_server **out, const char *root, const struct fs_o
 	srv->prefix[0].dev = st.st_dev;
 	srv->prefix[0].hi = 0;
 	srv->nprefix = 1;
+	/* Keys the fid hash so a client cannot choose numbers that collide. */
+	if (getrandom(&srv->fidseed, sizeof(srv->fidseed), GRND_NONBLOCK) != sizeof(srv->fidseed))
+		srv->fidseed = (uint32_t)time(NULL) ^ (uint32_t)(uintptr_t)srv;
 	p9_lock_init_signal();
 	*out = srv;
 	return 0;
@@ -98,6 +103,8 @@ int p9_session_create(struct p9_session **out, struct p9_server *srv, uint32_t m
 	if (!s)
 		return -ENOMEM;
 	s->srv = srv;
+	s->fidseed = srv->fidseed;
+	atomic_init(&s->mem_used, 0);
 	s->max_msg = max_msg < srv->msize ? max_msg : srv->msize;
 	s->scratch = malloc(s->max_msg);
 	s->reply = malloc(s->max_msg);
@@ -119,7 +126,6 @@ void p9_session_destroy(struct p9_session *s)
 		return;
 	p9_lock_cancel_all(s);
 	p9_fid_clunk_all(s);
-	free(s->fids);
 	free(s->scratch);
 	free(s->reply);
 	pthread_mutex_destroy(&s->lock);
@@ -130,6 +136,12 @@ void p9_session_destroy(struct p9_session *s)
 uint32_t p9_session_msize(const struct p9_session *s)
 {
 	return s->msize;
+}
+
+void p9_session_set_peer(struct p9_session *s, uid_t uid)
+{
+	s->peer_known = true;
+	s->peer_uid = uid;
 }
 
 /* Writes Rlerror into req->out; 0 when even that does not fit. */
@@ -201,6 +213,7 @@ static int op_attach(struct p9_msg *m)
 	struct p9_fid *f;
 	struct p9_qid qid;
 	struct stat st;
+	uid_t uid;
 	int err;
 
 	p9_get_u32(&m->in); /* afid: Tauth never succeeds, so it carries nothing */
@@ -211,7 +224,14 @@ static int op_attach(struct p9_msg *m)
 		return -EPROTO;
 	if (!aname_ok(s->srv, &aname))
 		return -ENOENT;
-	u = p9_user_get(s, n_uname, &uname);
+	/*
+	 * Only root may act as someone else: a local process that can reach
+	 * the socket must not become root (or anyone) by naming them.
+	 */
+	uid = p9_attach_uid(n_uname, &uname);
+	if (s->peer_known && s->peer_uid != 0 && uid != s->peer_uid)
+		return -EPERM;
+	u = p9_user_get(s, uid);
 	if (!u)
 		return -EUSERS;
 	err = p9_creds_for(u, u->gid);
@@ -223,9 +243,9 @@ static int op_attach(struct p9_msg *m)
 	err = p9_fid_new(s, fid, &f);
 	if (err)
 		return err;
-	f->pfd = fcntl(s->srv->root_fd, F_DUPFD_CLOEXEC, 0);
+	f->pfd = p9_fd_dup(s->srv->root_fd);
 	if (f->pfd < 0) {
-		err = -errno;
+		err = f->pfd;
 		p9_fid_clunk(s, fid);
 		return err;
 	}

@@ -8,13 +8,17 @@
  *                      options, the qid.path prefix table. Shared by all
  *                      sessions; thread-safe.
  *   struct p9_session  one per client: per socket connection, per virtio-9p
- *                      device. Holds the negotiated msize, the bounded fid
- *                      table and the requests it has deferred.
+ *                      device. Holds the negotiated msize, the fid table
+ *                      (any u32 numbers, a bounded count), a byte budget
+ *                      for what the client makes the server allocate,
+ *                      the requests it has deferred, and (from a socket)
+ *                      who the peer is.
  *
  * Use from a transport:
  *   p9_server_create(&srv, "/host/dir", &opts);
  *   p9_session_create(&s, srv, max_msg);      // max_msg: the largest
  *                                             // request/reply it can carry
+ *   p9_session_set_peer(s, uid);              // a socket's SO_PEERCRED uid
  *   for each request:
  *     len = p9_handle(s, &req, &transport);   // reply length, or
  *                                             // FS_REQ_DEFERRED
@@ -70,6 +74,14 @@
  * removexattr, setfsuid, setfsgid, setgroups, and for parked locks clone3
  * (or clone), tgkill, rt_sigprocmask, futex, madvise, munmap.
  *
+ * Limits (numbers and reasons in p9_impl.h): a session holds at most
+ * P9_MAX_LIVE_FIDS fids (a new one past that: EMFILE) and at most
+ * P9_SESSION_BYTES of fids, xattr buffers, parked locks and async I/O
+ * records (ENOMEM). Every fd a fid keeps, and a parked lock's, is charged
+ * to the process-wide budget of fs/fs_fdbudget.h: a request that would
+ * keep one more when it is spent gets ENFILE, and everything else is
+ * still served (clunks give fds back).
+ *
  * Credentials: when running as root, each request runs with the fsuid,
  * fsgid and groups of the user that attached the fid (fs_creds_set), so
  * the host kernel does the permission checks. The credentials last set are
@@ -81,6 +93,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "fs/fs_options.h"
 #include "fs/fs_req.h"
@@ -89,8 +102,6 @@ struct p9_server;
 struct p9_session;
 
 #define P9_CANCEL_SIGNAL (SIGRTMIN + 5)
-/* fids are indices into a table that grows up to this many entries. */
-#define P9_MAX_FIDS   65536u
 #define P9_MAX_PARKED 64u
 
 /*
@@ -112,6 +123,14 @@ int p9_session_create(struct p9_session **out, struct p9_server *srv, uint32_t m
 void p9_session_destroy(struct p9_session *s);
 /* The msize agreed by Tversion (0 before the first Tversion). */
 uint32_t p9_session_msize(const struct p9_session *s);
+
+/*
+ * The uid of the process at the other end (a socket's SO_PEERCRED). A
+ * peer other than root may then attach only as itself: Tattach naming
+ * another uid gets EPERM. Without this call any uid may attach: right for
+ * the virtio-9p device, whose peer is the guest's kernel.
+ */
+void p9_session_set_peer(struct p9_session *s, uid_t uid);
 
 /* Handles one request: reply length (>= 0) or FS_REQ_DEFERRED. */
 int p9_handle(struct p9_session *s, struct fs_req *req, const struct fs_transport *t);

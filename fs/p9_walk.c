@@ -86,9 +86,10 @@ int p9_op_walk(struct p9_msg *m)
 		return err;
 	if (newfid != fid && p9_fid_get(s, newfid))
 		return -EEXIST;
-	cur = fcntl(f->pfd, F_DUPFD_CLOEXEC, 0);
+	/* The fd the walk ends on is kept by newfid: charged now, before any work. */
+	cur = p9_fd_dup(f->pfd);
 	if (cur < 0)
-		return -errno;
+		return cur;
 	st.st_mode = f->mode;
 	for (i = 0; i < nwname; i++) {
 		if (!S_ISDIR(st.st_mode)) {
@@ -117,27 +118,27 @@ int p9_op_walk(struct p9_msg *m)
 		}
 		if (err)
 			break;
-		close(cur);
+		close(cur);  /* its charge passes to next */
 		cur = next;
 		err = p9_qid_of_fd(s, cur, &qids[i], &st);
 		if (err)
 			break;
 	}
 	if (err && i == 0) {
-		close(cur);
+		p9_fd_close(cur);
 		return err;
 	}
 	if (i == nwname) {
 		/* Whole walk done: newfid names the result (replacing fid if equal). */
 		err = p9_fid_newfid(s, f, fid, newfid, &nf);
 		if (err) {
-			close(cur);
+			p9_fd_close(cur);
 			return err;
 		}
 		nf->pfd = cur;
 		nf->mode = st.st_mode;
 	} else {
-		close(cur);  /* partial walk: the qids so far, newfid untouched */
+		p9_fd_close(cur);  /* partial walk: the qids so far, newfid untouched */
 	}
 	p9_put_u16(&m->out, i);
 	for (uint16_t k = 0; k < i; k++)

@@ -6,9 +6,11 @@
  * 9P2000.L moves xattr values as file data: Txattrwalk fetches a value (or,
  * with an empty name, the name list) into a new fid that Tread then reads;
  * Txattrcreate turns a fid into a sink that Twrite fills and Tclunk
- * commits with setxattr (user.* and POSIX ACLs only: see xattr_settable). A size-0 create means removexattr, which is how
- * the Linux client expresses removal. Values are buffered (at most
- * P9_XATTR_MAX, the kernel's own limit) so a fid never holds more than it.
+ * commits with setxattr (user.* and POSIX ACLs only: see xattr_settable).
+ * A size-0 create means removexattr, which is how the Linux client
+ * expresses removal. Values are buffered (at most P9_XATTR_MAX, the
+ * kernel's own limit) so a fid never holds more than it, and every buffer
+ * is charged to the session's byte budget until its fid is clunked.
  *
  * The host calls go through /proc/self/fd/N: O_PATH fds are refused by
  * f*xattr, and the path form follows the magic link to the very inode the
@@ -34,30 +36,40 @@ static int get_xname(struct p9_rbuf *in, char *buf)
 	return err == -ENAMETOOLONG ? -ERANGE : err;
 }
 
-/* Reads a value or list, sized first, retried if it grew in between. */
-static int fetch(const char *path, const char *name, uint8_t **out, size_t *outlen)
+/*
+ * Reads a value or list, sized first, retried if it grew in between. The
+ * buffer is charged to the session's budget; *cost says how much.
+ */
+static int fetch(struct p9_session *s, const char *path, const char *name, uint8_t **out,
+		 size_t *outlen, size_t *cost)
 {
 	for (int tries = 0; tries < 4; tries++) {
 		ssize_t n = name[0] ? getxattr(path, name, NULL, 0) : listxattr(path, NULL, 0);
+		size_t sz = n > 0 ? (size_t)n : 1;
 		uint8_t *buf;
+		int err;
 
 		if (n < 0)
 			return -errno;
 		if ((size_t)n > P9_XATTR_MAX)
 			return -E2BIG;
-		buf = malloc(n ? (size_t)n : 1);
-		if (!buf)
-			return -ENOMEM;
-		ssize_t got = name[0] ? getxattr(path, name, buf, (size_t)n)
-				      : listxattr(path, (char *)buf, (size_t)n);
+		err = p9_mem_charge(s, sz);
+		if (err)
+			return err;
+		buf = malloc(sz);
+		ssize_t got = !buf ? -1 : name[0] ? getxattr(path, name, buf, (size_t)n)
+						  : listxattr(path, (char *)buf, (size_t)n);
 		if (got >= 0) {
 			*out = buf;
 			*outlen = (size_t)got;
+			*cost = sz;
 			return 0;
 		}
+		err = buf ? -errno : -ENOMEM;
 		free(buf);
-		if (errno != ERANGE)
-			return -errno;
+		p9_mem_refund(s, sz);
+		if (err != -ERANGE)
+			return err;
 	}
 	return -ERANGE;
 }
@@ -71,7 +83,7 @@ int p9_op_xattrwalk(struct p9_msg *m)
 	int err = get_xname(&m->in, name);
 	struct p9_fid *f, *nf;
 	uint8_t *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, cost = 0;
 
 	if (err)
 		return err;
@@ -81,17 +93,19 @@ int p9_op_xattrwalk(struct p9_msg *m)
 	if (newfid != fid && p9_fid_get(s, newfid))
 		return -EEXIST;
 	p9_proc_path(f->pfd, path, sizeof(path));
-	err = fetch(path, name, &buf, &len);
+	err = fetch(s, path, name, &buf, &len, &cost);
 	if (err)
 		return err;
 	err = p9_fid_newfid(s, f, fid, newfid, &nf);
 	if (err) {
 		free(buf);
+		p9_mem_refund(s, cost);
 		return err;
 	}
 	nf->kind = P9_FID_XREAD;
 	nf->xbuf = buf;
 	nf->xsize = len;
+	nf->xcost = cost;
 	p9_put_u64(&m->out, len);
 	return 0;
 }
@@ -136,6 +150,11 @@ int p9_op_xattrcreate(struct p9_msg *m)
 		return -EINVAL;
 	if (size > P9_XATTR_MAX)
 		return -E2BIG;
+	/* Pinned until Tclunk, so charged: a client holding many would grow us. */
+	size_t cost = strlen(name) + 1 + (size ? size : 1);
+	err = p9_mem_charge(s, cost);
+	if (err)
+		return err;
 	f->xname = strdup(name);
 	f->xbuf = malloc(size ? size : 1);
 	if (!f->xname || !f->xbuf) {
@@ -143,8 +162,10 @@ int p9_op_xattrcreate(struct p9_msg *m)
 		free(f->xbuf);
 		f->xname = NULL;
 		f->xbuf = NULL;
+		p9_mem_refund(s, cost);
 		return -ENOMEM;
 	}
+	f->xcost = cost;
 	f->kind = P9_FID_XWRITE;
 	f->xsize = size;
 	f->xfilled = 0;

@@ -13,6 +13,10 @@
  *   p9_client SOCK lock FILE HOSTPATH   locks against a host lock holder
  *   p9_client SOCK flush FILE        Tflush cancels a blocked Tlock
  *   p9_client SOCK badframe          a broken frame closes only that link
+ *   p9_client SOCK attach            just connect and attach (exit 0 if allowed)
+ *
+ * Options before SOCK: -u UID attaches as UID (default 0); -F BASE numbers
+ * the fids from BASE (default 0), e.g. 0x10000.
  *
  * Exit 0 on success; on failure one line on stderr saying what differed.
  */
@@ -40,6 +44,7 @@ enum {
 };
 
 static int sock;
+static uint32_t attach_uid;      /* -u: the n_uname Tattach sends */
 static uint8_t tx[MSIZE], rx[MSIZE];
 static size_t txlen, rxpos, rxlen;
 static uint16_t next_tag = 1;
@@ -67,6 +72,9 @@ static void p16(uint16_t v) { uint8_t b[2] = { (uint8_t)v, (uint8_t)(v >> 8) }; 
 static void p32(uint32_t v) { p16((uint16_t)v); p16((uint16_t)(v >> 16)); }
 static void p64(uint64_t v) { p32((uint32_t)v); p32((uint32_t)(v >> 32)); }
 static void pstr(const char *s) { p16((uint16_t)strlen(s)); put(s, strlen(s)); }
+/* Fids are numbered from -F's base: a server must take any 32-bit number. */
+static uint32_t fid_base;
+static void pfid(uint32_t n) { p32(fid_base + n); }
 
 static uint16_t start(uint8_t type)
 {
@@ -167,13 +175,14 @@ static void connect_to(const char *path)
 	if (strcmp(v, "9P2000.L"))
 		die("version %s", v);
 	tag = start(TATTACH);
-	p32(0);
+	pfid(0);
 	p32(~0u);
 	pstr("root");
 	pstr("");
-	p32(0);
-	if (rpc(tag))
-		die("Tattach refused");
+	p32(attach_uid);
+	int err = rpc(tag);
+	if (err)
+		die("Tattach as uid %u refused: %s", attach_uid, strerror(-err));
 }
 
 /* Walks path ("a/b", "." = the root itself) from fid 0 to newfid. */
@@ -187,8 +196,8 @@ static int walk(const char *path, uint32_t newfid)
 		if (strcmp(t, "."))
 			names[n++] = t;
 	uint16_t tag = start(TWALK);
-	p32(0);
-	p32(newfid);
+	pfid(0);
+	pfid(newfid);
 	p16((uint16_t)n);
 	for (int i = 0; i < n; i++)
 		pstr(names[i]);
@@ -201,7 +210,7 @@ static int walk(const char *path, uint32_t newfid)
 static int lopen(uint32_t fid, uint32_t flags)
 {
 	uint16_t tag = start(TLOPEN);
-	p32(fid);
+	pfid(fid);
 	p32(flags);
 	return rpc(tag);
 }
@@ -209,7 +218,7 @@ static int lopen(uint32_t fid, uint32_t flags)
 static int clunk(uint32_t fid)
 {
 	uint16_t tag = start(TCLUNK);
-	p32(fid);
+	pfid(fid);
 	return rpc(tag);
 }
 
@@ -228,7 +237,7 @@ static int cmd_ls(const char *dir)
 	must(lopen(1, 0), "lopen");
 	for (;;) {
 		uint16_t tag = start(TREADDIR);
-		p32(1);
+		pfid(1);
 		p64(off);
 		p32(MSIZE - 11);
 		must(rpc(tag), "readdir");
@@ -255,7 +264,7 @@ static int cmd_cat(const char *file)
 	must(lopen(1, 0), "lopen");
 	for (;;) {
 		uint16_t tag = start(TREAD);
-		p32(1);
+		pfid(1);
 		p64(off);
 		p32(MSIZE - 11);
 		must(rpc(tag), "read");
@@ -279,7 +288,7 @@ static int cmd_put(const char *file)
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file), file);
 	must(walk(dir, 1), "walk");
 	uint16_t tag = start(TLCREATE);
-	p32(1);
+	pfid(1);
 	pstr(slash ? slash + 1 : file);
 	p32(02 | 01000);   /* RDWR | TRUNC */
 	p32(0644);
@@ -287,7 +296,7 @@ static int cmd_put(const char *file)
 	must(rpc(tag), "lcreate");
 	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0) {
 		tag = start(TWRITE);
-		p32(1);
+		pfid(1);
 		p64(off);
 		p32((uint32_t)n);
 		put(buf, n);
@@ -303,9 +312,9 @@ static int cmd_rename(const char *dir, const char *old, const char *new)
 {
 	must(walk(dir, 1), "walk");
 	uint16_t tag = start(TRENAMEAT);
-	p32(1);
+	pfid(1);
 	pstr(old);
-	p32(1);
+	pfid(1);
 	pstr(new);
 	must(rpc(tag), "renameat");
 	return 0;
@@ -318,13 +327,13 @@ static int cmd_xattr(const char *file, const char *name, const char *value)
 	must(walk(file, 1), "walk");
 	must(walk(file, 2), "walk");
 	uint16_t tag = start(TXATTRCREATE);
-	p32(2);
+	pfid(2);
 	pstr(name);
 	p64(strlen(value));
 	p32(0);
 	must(rpc(tag), "xattrcreate");
 	tag = start(TWRITE);
-	p32(2);
+	pfid(2);
 	p64(0);
 	p32((uint32_t)strlen(value));
 	put(value, strlen(value));
@@ -333,13 +342,13 @@ static int cmd_xattr(const char *file, const char *name, const char *value)
 	/* Read it back, then list with an empty name. */
 	for (int pass = 0; pass < 2; pass++) {
 		tag = start(TXATTRWALK);
-		p32(1);
-		p32(3);
+		pfid(1);
+		pfid(3);
 		pstr(pass ? "" : name);
 		must(rpc(tag), "xattrwalk");
 		uint64_t size = g64();
 		tag = start(TREAD);
-		p32(3);
+		pfid(3);
 		p64(0);
 		p32(sizeof(buf));
 		must(rpc(tag), "xattr read");
@@ -360,7 +369,7 @@ static int cmd_xattr(const char *file, const char *name, const char *value)
 static int tlock(uint32_t fid, uint8_t type, uint32_t flags, uint16_t *tagp, bool wait)
 {
 	uint16_t tag = start(TLOCK);
-	p32(fid);
+	pfid(fid);
 	p8(type);
 	p32(flags);
 	p64(0);
@@ -469,8 +478,21 @@ static int cmd_badframe(const char *path)
 
 int main(int argc, char **argv)
 {
+	int opt;
+
+	while ((opt = getopt(argc, argv, "+u:F:")) != -1) {
+		if (opt == 'u')
+			attach_uid = (uint32_t)strtoul(optarg, NULL, 0);
+		else if (opt == 'F')
+			fid_base = (uint32_t)strtoul(optarg, NULL, 0);
+		else
+			die("bad option");
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
 	if (argc < 3)
-		die("usage: p9_client SOCK ls|cat|put|rename|xattr|lock|flush|badframe ARGS");
+		die("usage: p9_client [-u UID] [-F FIDBASE] SOCK "
+		    "ls|cat|put|rename|xattr|lock|flush|badframe|attach ARGS");
 	connect_to(argv[1]);
 	const char *c = argv[2];
 	if (!strcmp(c, "ls") && argc == 4)
@@ -489,5 +511,9 @@ int main(int argc, char **argv)
 		return cmd_flush(argv[3]);
 	if (!strcmp(c, "badframe") && argc == 3)
 		return cmd_badframe(argv[1]);
+	if (!strcmp(c, "attach") && argc == 3) {
+		printf("attach as uid %u ok\n", attach_uid);
+		return 0;
+	}
 	die("unknown command or wrong arguments: %s", c);
 }

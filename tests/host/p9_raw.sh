@@ -4,7 +4,10 @@
 # for what diod's tools do not exercise: a 10,000-entry readdir, large
 # writes, Trenameat, real xattrs, a lock held by a host process (refused,
 # then granted when released), Tflush of a blocked lock, a broken frame,
-# concurrent clients, and a clean exit on SIGTERM.
+# concurrent clients, and a clean exit on SIGTERM. And who may use it: the
+# socket is 0600 (0660 and the group with --socket-group), fids are the
+# client's 32-bit numbers (a client counting from 0x10000), and a peer other
+# than root may attach only as itself.
 set -u
 : "${STAINLESS:?set STAINLESS to the stainless binary}"
 CC=${CC:-cc}
@@ -15,8 +18,10 @@ SHARE=$T/share
 SOCK=$T/sock
 C=$T/p9_client
 PID=
+PID2=
 cleanup() {
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	[ -n "$PID2" ] && kill "$PID2" 2>/dev/null && wait "$PID2" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -36,6 +41,9 @@ while [ ! -S "$SOCK" ]; do
 	sleep 0.05
 done
 
+[ "$(stat -c %a "$SOCK")" = 600 ] || fail "socket mode $(stat -c %a "$SOCK"), want 600"
+echo "ok: the socket is mode 0600"
+
 "$C" "$SOCK" ls big | sort >"$T/ls.out" || fail "readdir of big"
 (cd "$SHARE/big" && ls -A) | sort >"$T/host.ls"
 [ "$(wc -l <"$T/ls.out")" -eq 10000 ] || fail "readdir returned $(wc -l <"$T/ls.out") of 10000 entries"
@@ -47,6 +55,14 @@ head -c 3000000 /dev/urandom >"$T/blob"
 cmp -s "$T/blob" "$SHARE/blob" || fail "written file differs on the host"
 "$C" "$SOCK" cat blob | cmp -s - "$T/blob" || fail "read back differs"
 echo "ok: 3 MB written and read back through msize-sized messages"
+
+for base in 0x10000 0xfffffff0; do
+	"$C" -F $base "$SOCK" ls big | wc -l | grep -qx 10000 || fail "ls with fids from $base"
+	"$C" -F $base "$SOCK" put "big$base" <"$T/blob" || fail "put with fids from $base"
+	"$C" -F $base "$SOCK" cat "big$base" | cmp -s - "$T/blob" || fail "cat with fids from $base"
+	rm -f "$SHARE/big$base"
+done
+echo "ok: clients numbering fids from 0x10000 and 0xfffffff0 list, write and read"
 
 "$C" "$SOCK" rename . blob renamed || fail "rename"
 [ -f "$SHARE/renamed" ] && [ ! -e "$SHARE/blob" ] || fail "rename not visible on the host"
@@ -76,6 +92,34 @@ for n in 1 2 3 4 5 6 7 8; do
 done
 for p in $pids; do wait "$p" || fail "a concurrent client failed"; done
 echo "ok: 8 concurrent clients"
+
+"$C" -u 65534 "$SOCK" attach >/dev/null || fail "a root peer could not attach as uid 65534"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	# A second server whose socket uid 65534 may reach only through its group.
+	chmod 711 "$T"
+	SOCK2=$T/sock2
+	"$STAINLESS" 9p-serve --socket "$SOCK2" --socket-group 65534 "$SHARE" 2>"$T/server2.err" &
+	PID2=$!
+	i=0
+	while [ ! -S "$SOCK2" ]; do
+		i=$((i + 1)); [ $i -gt 100 ] && fail "second socket never appeared: $(cat "$T/server2.err")"
+		sleep 0.05
+	done
+	[ "$(stat -c '%a %g' "$SOCK2")" = "660 65534" ] ||
+		fail "--socket-group socket is $(stat -c '%a %g' "$SOCK2"), want 660 65534"
+	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	nobody "$C" -u 65534 "$SOCK" attach >/dev/null 2>&1 && fail "uid 65534 reached the 0600 socket"
+	nobody "$C" -u 0 "$SOCK2" attach >"$T/peer.out" 2>&1 && fail "uid 65534 attached as root"
+	grep -q "Operation not permitted" "$T/peer.out" || fail "attach as root: $(cat "$T/peer.out")"
+	nobody "$C" -u 1000 "$SOCK2" attach >/dev/null 2>&1 && fail "uid 65534 attached as uid 1000"
+	nobody "$C" -u 65534 "$SOCK2" attach >/dev/null || fail "uid 65534 could not attach as itself"
+	nobody "$C" -u 65534 "$SOCK2" ls big | wc -l | grep -qx 10000 || fail "uid 65534 could not list"
+	kill -TERM "$PID2"; wait "$PID2" || fail "second server's exit status"
+	PID2=
+	echo "ok: --socket-group gives 0660 and the group; a non-root peer attaches only as itself"
+else
+	echo "note: not root or no setpriv; the non-root peer check is skipped"
+fi
 
 kill -TERM "$PID"
 wait "$PID"; rc=$?

@@ -38,6 +38,8 @@ refused --socket "$T/s" "$T/share" --msize lots
 refused --socket "$T/s" "$T/share" --poll 10001
 refused --socket "$T/s" "$T/share" --poll -3
 refused --socket "$T/s" "$T/share" --bogus
+refused --socket "$T/s" "$T/share" --socket-group no-such-group-here
+refused --socket "$T/s" "$T/share" --socket-group -5
 refused --socket "$T/file" "$T/share"
 refused --socket "$T/no/such/dir/s" "$T/share"
 [ -e "$T/s" ] && fail "a refused command line left a socket"

@@ -3,13 +3,16 @@
  * POSIX locks of the 9P2000.L server (fs/p9_lock.c): OFD locks between
  * fids, a lock held by a host process refusing the client, a blocking lock
  * parked without stalling other requests and granted on release, Tflush
- * cancelling a parked lock before Rflush, and session teardown answering
- * what is parked.
+ * cancelling a parked lock before Rflush, session teardown answering
+ * what is parked, and parking only within the session's byte budget and
+ * the process's fd budget.
  */
 #include "tests/unit/check_main.h"
 #include "tests/unit/test_p9_client.h"
 
 #include <sys/wait.h>
+
+#include "fs/fs_fdbudget.h"
 
 static int t_lock(uint32_t fid, uint8_t type, uint32_t flags, uint64_t start, uint64_t len)
 {
@@ -205,6 +208,42 @@ START_TEST(test_parked_limit_answers_blocked)
 }
 END_TEST
 
+/* A waiter costs budget (its record and stack; a dup of the file): without it, BLOCKED. */
+START_TEST(test_park_needs_budget)
+{
+	uint32_t fid;
+	int err = 0;
+
+	open_two();
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+	/* Spend the byte budget on 64 KiB xattr sinks. */
+	for (fid = 100; !err; fid++) {
+		err = walk1(0, fid, "f");
+		if (err < 0)
+			break;
+		begin(P9_TXATTRCREATE);
+		p9_put_u32(&W, fid);
+		put_str("user.big");
+		p9_put_u64(&W, 65536);
+		p9_put_u32(&W, 0);
+		err = call(NULL);
+	}
+	ck_assert_int_eq(err, -ENOMEM);
+	ck_assert_int_eq(t_lock(2, P9_LOCK_TYPE_WRLCK, P9_LOCK_FLAGS_BLOCK, 0, 0), P9_LOCK_BLOCKED);
+	for (uint32_t f = 100; f <= fid; f++)
+		t_clunk(f);
+	/* Memory again, but no fd for the helper's dup. */
+	fs_fd_set_limit(fs_fd_used());
+	ck_assert_int_eq(t_lock(2, P9_LOCK_TYPE_WRLCK, P9_LOCK_FLAGS_BLOCK, 0, 0), P9_LOCK_BLOCKED);
+	ck_assert_int_eq(get_ndone(), 0);
+	fs_fd_set_limit(fs_fd_used() + 1);
+	park_lock(2);
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_UNLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+	wait_done(1);
+	ck_assert_uint_eq(done_reply[4], P9_RLOCK);
+}
+END_TEST
+
 START_TEST(test_session_destroy_answers_parked)
 {
 	open_two();
@@ -228,6 +267,7 @@ static Suite *p9lock_suite(void)
 	tcase_add_test(tc, test_blocking_lock_parked_then_granted);
 	tcase_add_test(tc, test_flush_cancels_parked_lock);
 	tcase_add_test(tc, test_session_destroy_answers_parked);
+	tcase_add_test(tc, test_park_needs_budget);
 	tcase_add_test(tc, test_parked_limit_answers_blocked);
 	suite_add_tcase(s, tc);
 	return s;
