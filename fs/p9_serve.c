@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * `stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly] [--devices]
- * [--poll USEC]`: the 9P2000.L server on a Unix stream socket, so clients
+ * [--xattr-map] [--poll USEC]`: the 9P2000.L server on a Unix stream socket, so clients
  * nobody here wrote (diod's tools, the kernel's trans=unix) can test the
  * same server code the virtio-9p device uses.
  *
@@ -307,7 +307,7 @@ static int listen_on(const char *path)
 static void usage(FILE *f)
 {
 	fputs("usage: stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly]"
-	      " [--devices] [--poll USEC]\n", f);
+	      " [--devices] [--xattr-map] [--poll USEC]\n", f);
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -369,6 +369,7 @@ int p9_serve_main(int argc, char **argv)
 		{ "msize", required_argument, NULL, 'm' },
 		{ "readonly", no_argument, NULL, 'r' },
 		{ "devices", no_argument, NULL, 'd' },
+		{ "xattr-map", no_argument, NULL, 'x' },
 		{ "poll", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -399,6 +400,9 @@ int p9_serve_main(int argc, char **argv)
 		case 'd':
 			opts.devices = true;
 			break;
+		case 'x':
+			opts.xattr_map = true;
+			break;
 		case 'p':
 			if (fs_parse_poll(optarg, &opts.poll_us) < 0)
 				return fail("--poll must be microseconds, 0 to 10000, not '%s'", optarg);
@@ -408,7 +412,7 @@ int p9_serve_main(int argc, char **argv)
 			return 0;
 		default:
 			return fail("bad option '%s' (usage: 9p-serve --socket PATH DIR "
-				    "[--msize BYTES] [--readonly] [--devices] [--poll USEC])", argv[optind - 1]);
+				    "[--msize BYTES] [--readonly] [--devices] [--xattr-map] [--poll USEC])", argv[optind - 1]);
 		}
 	}
 	if (!sock)
