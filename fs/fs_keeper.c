@@ -220,7 +220,15 @@ void fs_keeper_leave(struct fs_keeper *k, unsigned i, const cpu_set_t *anywhere)
 	if (!k || i >= k->n)
 		return;
 	atomic_store(&k->t[i].left, true);
-	(void)sched_setscheduler(0, SCHED_OTHER, &sp);
+	/*
+	 * A serving thread holds no CAP_SYS_NICE (fs_caps_limit), so out of
+	 * the idle class this is EPERM unless RLIMIT_NICE allows it: then
+	 * the watcher, which holds it, does it at once (tick sees `left`).
+	 */
+	if (sched_setscheduler(0, SCHED_OTHER, &sp) < 0) {
+		uint64_t one = 1;
+		(void)!write(k->wake_fd, &one, sizeof(one));
+	}
 }
 
 void fs_keeper_served(struct fs_keeper *k, unsigned i)

@@ -20,7 +20,9 @@
  * second; after 100 ms without a request it puts every thread in the
  * normal class and sleeps until the next request. Leaving the idle class
  * needs CAP_SYS_NICE or an RLIMIT_NICE allowing nice 0 (sched(7)); without
- * either there is no keeper and the threads stay normal.
+ * either there is no keeper and the threads stay normal. Serving threads
+ * give CAP_SYS_NICE up at their first request (fs_caps_limit), so the
+ * watcher, which keeps it, moves them back.
  *
  *   struct fs_keeper *k = fs_keeper_start(n);  // NULL: no keeper, fine
  *   ... in serving thread i:  fs_keeper_enter(k, i, cpu); per request

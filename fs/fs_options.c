@@ -105,6 +105,15 @@ int fs_options_parse_word(struct fs_options *o, const char *word, bool is_9p,
 		o->xattr = true;
 		return 0;
 	}
+	if (KEY("xattr") && val) {
+		if (strcmp(val, "map") == 0) {
+			o->xattr = !is_9p || o->xattr;   /* 9p has no switch: always on */
+			o->xattr_map = true;
+			return 0;
+		}
+		*why = "xattr takes no value but map";
+		return -EINVAL;
+	}
 	if (!is_9p && KEY("writeback") && !val) {
 		o->writeback = true;
 		return 0;

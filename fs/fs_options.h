@@ -16,6 +16,7 @@ struct fs_options {
 	enum fs_cache cache;
 	bool readonly;
 	bool xattr;
+	bool xattr_map;      /* security.*, trusted.* kept under user.stainless. (fs_xattr.h) */
 	bool writeback;
 	bool devices;        /* MKNOD may make character/block devices */
 	uint64_t dax_size;   /* virtio-fs DAX window bytes, 0 = none */
@@ -55,8 +56,10 @@ int fs_parse_poll(const char *s, uint32_t *out);
 
 /*
  * Parse one comma-separated option word of a share spec ("cache=auto",
- * "readonly", "dax=1G", "msize=524288", "xattr", "writeback", "devices") into o.
- * is_9p selects which words are allowed. On error returns -EINVAL and
+ * "readonly", "dax=1G", "msize=524288", "xattr", "xattr=map", "writeback",
+ * "devices") into o. is_9p selects which words are allowed: 9p serves
+ * xattrs always, so it takes "xattr=map" but not the bare "xattr", which
+ * would change nothing there; for FUSE "xattr=map" implies "xattr". On error returns -EINVAL and
  * points *why at a short reason for the user.
  */
 int fs_options_parse_word(struct fs_options *o, const char *word, bool is_9p,

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fs/resolve.h"
+
 #define MAX_WAITERS 64
 #define OFFSET_MAX INT64_MAX
 
@@ -206,12 +208,14 @@ static void *waiter_main(void *arg)
 	struct fuse_lkwait *w = arg;
 	struct fuse_server *s = w->srv;
 	sigset_t set;
-	int r = -EINTR;
+	/* Its parker's limit is inherited; this holds even if that changed. */
+	int lim = fs_caps_limit();
+	int r = lim ? lim : -EINTR;
 
 	sigemptyset(&set);
 	sigaddset(&set, FUSE_SERVER_WAKE_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	while (!atomic_load(&w->cancelled)) {
+	while (!lim && !atomic_load(&w->cancelled)) {
 		int k = w->is_flock ? flock(w->fd, w->flock_op)
 				    : fcntl(w->fd, F_OFD_SETLKW, &w->fl);
 		if (k == 0) {

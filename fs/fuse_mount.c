@@ -282,6 +282,9 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 			o->readonly = true;
 		} else if (strcmp(a, "--xattr") == 0) {
 			o->xattr = true;
+		} else if (strcmp(a, "--xattr-map") == 0) {
+			o->xattr = true;
+			o->xattr_map = true;
 		} else if (strcmp(a, "--writeback") == 0) {
 			o->writeback = true;
 		} else if (strcmp(a, "--devices") == 0) {
@@ -304,7 +307,7 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 	}
 	if (npos < 2)
 		return usage("usage: stainless fuse-mount DIR MOUNTPOINT "
-			     "[--cache never|auto|always] [--readonly] [--xattr] [--writeback] "
+			     "[--cache never|auto|always] [--readonly] [--xattr] [--xattr-map] [--writeback] "
 			     "[--devices] [--poll USEC] [--single] [--uring]",
 			     NULL);
 	*dir = pos[0];

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "fs/fs_xattr.h"
 #include "fs/resolve.h"
 
 #ifndef SYS_fchmodat2
@@ -356,22 +358,25 @@ FUSE_OP(access)
 /*
  * Extended attributes, only for shares with `xattr`; otherwise ENOSYS,
  * which the client remembers (answering EOPNOTSUPP itself from then on).
+ * Which names reach the host, and as what, is fs_xattr.h's policy.
  * The xattr calls take no dirfd before Linux 6.13 and refuse O_PATH fds,
  * so they go through /proc/self/fd/N of the inode's O_PATH fd: the magic
  * link names exactly the inode we hold (a symlink itself, never its
  * target). SETXATTR is the compat layout: FUSE_SETXATTR_EXT is not
  * negotiated.
  */
-static int xattr_name(struct fuse_call *c, uint32_t *off, const char **name)
+static int xattr_name(struct fuse_call *c, uint32_t *off, enum fs_xattr_use use,
+		      char host[XATTR_NAME_MAX + 1])
 {
+	const char *name;
 	size_t len;
-	int r = fuse_arg_str(c, off, name, &len);
+	int r = fuse_arg_str(c, off, &name, &len);
 
 	if (r)
 		return r;
 	if (len == 0 || len > XATTR_NAME_MAX)
 		return -ERANGE;
-	return 0;
+	return fs_xattr_to_host(name, use, c->srv->opts.xattr_map, host, XATTR_NAME_MAX + 1);
 }
 
 static void proc_path(const struct fuse_call *c, char *buf, size_t n)
@@ -382,7 +387,7 @@ static void proc_path(const struct fuse_call *c, char *buf, size_t n)
 FUSE_OP(setxattr)
 {
 	struct fuse_setxattr_in in = { 0 };
-	const char *name;
+	char name[XATTR_NAME_MAX + 1];
 	uint32_t off = FUSE_COMPAT_SETXATTR_IN_SIZE;
 	char path[40];
 	int r;
@@ -390,7 +395,7 @@ FUSE_OP(setxattr)
 	if (!c->srv->opts.xattr)
 		return -ENOSYS;
 	memcpy(&in, c->arg, FUSE_COMPAT_SETXATTR_IN_SIZE);
-	r = xattr_name(c, &off, &name);
+	r = xattr_name(c, &off, FS_XATTR_SET, name);
 	if (r)
 		return r;
 	if (in.size > XATTR_SIZE_MAX)
@@ -406,68 +411,84 @@ FUSE_OP(setxattr)
 }
 
 /* GETXATTR and LISTXATTR: size 0 asks for the length, else for the bytes. */
-static int reply_sized(struct fuse_call *c, uint32_t want, const char *name)
+static int reply_sized(struct fuse_call *c, uint32_t want, const char *buf, ssize_t n)
 {
-	char path[40];
-	char *buf = NULL;
-	ssize_t n;
-	int r;
-
-	proc_path(c, path, sizeof(path));
-	if (want > XATTR_SIZE_MAX)
-		want = XATTR_SIZE_MAX;
-	if (want) {
-		buf = malloc(want);
-		if (!buf)
-			return -ENOMEM;
-	}
-	n = name ? getxattr(path, name, buf, want) : listxattr(path, buf, want);
-	if (n < 0) {
-		r = -errno;
-	} else if (want == 0) {
+	if (n < 0)
+		return (int)n;
+	if (want == 0) {
 		struct fuse_getxattr_out out = { .size = (uint32_t)n };
-		r = fuse_reply(c, &out, sizeof(out));
-	} else {
-		r = fuse_reply(c, buf, (size_t)n);
+		return fuse_reply(c, &out, sizeof(out));
 	}
-	free(buf);
-	return r;
+	return fuse_reply(c, buf, (size_t)n);
 }
 
 FUSE_OP(getxattr)
 {
 	struct fuse_getxattr_in in;
-	const char *name;
+	char name[XATTR_NAME_MAX + 1], path[40];
 	uint32_t off = sizeof(in);
+	char *buf = NULL;
+	ssize_t n;
 	int r;
 
 	if (!c->srv->opts.xattr)
 		return -ENOSYS;
 	memcpy(&in, c->arg, sizeof(in));
-	r = xattr_name(c, &off, &name);
-	return r ? r : reply_sized(c, in.size, name);
+	r = xattr_name(c, &off, FS_XATTR_GET, name);
+	if (r)
+		return r;
+	if (in.size > XATTR_SIZE_MAX)
+		in.size = XATTR_SIZE_MAX;
+	if (in.size && !(buf = malloc(in.size)))
+		return -ENOMEM;
+	proc_path(c, path, sizeof(path));
+	n = getxattr(path, name, buf, in.size);
+	r = reply_sized(c, in.size, buf, n < 0 ? -errno : n);
+	free(buf);
+	return r;
 }
 
+/*
+ * The client sees the host list translated (fs_xattr_list_from_host),
+ * which may fit a buffer the host list would not, and its size probe must
+ * count the translation: so the whole host list is read every time
+ * (XATTR_LIST_MAX holds any; a longer one is E2BIG from the host).
+ */
 FUSE_OP(listxattr)
 {
 	struct fuse_getxattr_in in;
+	char path[40];
+	char *buf;
+	ssize_t n;
+	int r;
 
 	if (!c->srv->opts.xattr)
 		return -ENOSYS;
 	memcpy(&in, c->arg, sizeof(in));
-	return reply_sized(c, in.size, NULL);
+	buf = malloc(XATTR_LIST_MAX);
+	if (!buf)
+		return -ENOMEM;
+	proc_path(c, path, sizeof(path));
+	n = listxattr(path, buf, XATTR_LIST_MAX);
+	if (n < 0)
+		n = -errno;
+	else
+		n = fs_xattr_list_from_host(buf, (size_t)n, c->srv->opts.xattr_map, buf,
+					    in.size > XATTR_LIST_MAX ? XATTR_LIST_MAX : in.size);
+	r = reply_sized(c, in.size, buf, n);
+	free(buf);
+	return r;
 }
 
 FUSE_OP(removexattr)
 {
-	const char *name;
+	char name[XATTR_NAME_MAX + 1], path[40];
 	uint32_t off = 0;
-	char path[40];
 	int r;
 
 	if (!c->srv->opts.xattr)
 		return -ENOSYS;
-	r = xattr_name(c, &off, &name);
+	r = xattr_name(c, &off, FS_XATTR_SET, name);
 	if (r)
 		return r;
 	proc_path(c, path, sizeof(path));

@@ -335,6 +335,10 @@ int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
 		r = -EINVAL;
 		goto done;
 	}
+	/* Not one host call for a client with more than a passthrough needs. */
+	r = fs_caps_limit_once();
+	if (r)
+		goto done;
 	if (!d) {
 		r = -ENOSYS;
 		goto done;

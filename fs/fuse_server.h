@@ -26,7 +26,9 @@
  * the space for the reply. WRITE payloads are written straight from req.in.
  * Each call runs the filesystem work with the caller's (uid, gid) from the
  * request header when the process is root, and leaves the thread's
- * credentials as it found them.
+ * credentials as it found them. A thread's first call limits that
+ * thread's capabilities to what a passthrough needs, for good
+ * (fs_caps_limit): serve from threads that need no more afterwards.
  *
  * Blocking lock waits (SETLKW) run on a small helper thread that is woken
  * for INTERRUPT with FUSE_SERVER_WAKE_SIGNAL; the server installs a no-op

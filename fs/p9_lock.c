@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "fs/p9_impl.h"
+#include "fs/resolve.h"
 
 struct p9_parked {
 	struct p9_parked *next;
@@ -104,12 +105,13 @@ static void *park_thread(void *arg)
 	struct p9_session *s = p->s;
 	sigset_t set;
 	uint32_t len;
-	int err = 0;
+	/* Its parker's limit is inherited; this holds even if that changed. */
+	int err = fs_caps_limit();
 
 	sigemptyset(&set);
 	sigaddset(&set, P9_CANCEL_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	for (;;) {
+	while (!err) {
 		/* Checked before each wait: a signal sent before fcntl is lost. */
 		if (atomic_load(&p->cancel)) {
 			err = -EINTR;

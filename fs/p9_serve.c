@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * `stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]
- * [--readonly] [--devices] [--poll USEC]`: the 9P2000.L server on a Unix
+ * [--readonly] [--devices] [--xattr-map] [--poll USEC]`: the 9P2000.L server on a Unix
  * stream socket, so clients nobody here wrote (diod's tools, the kernel's
  * trans=unix) can test the same server code the virtio-9p device uses.
  *
@@ -341,7 +341,7 @@ static int listen_on(const char *path, gid_t gid)
 static void usage(FILE *f)
 {
 	fputs("usage: stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]"
-	      " [--readonly] [--devices] [--poll USEC]\n", f);
+	      " [--readonly] [--devices] [--xattr-map] [--poll USEC]\n", f);
 }
 
 /* --socket-group: a group name, or a number (which need not have a name). */
@@ -427,6 +427,7 @@ int p9_serve_main(int argc, char **argv)
 		{ "msize", required_argument, NULL, 'm' },
 		{ "readonly", no_argument, NULL, 'r' },
 		{ "devices", no_argument, NULL, 'd' },
+		{ "xattr-map", no_argument, NULL, 'x' },
 		{ "poll", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -462,6 +463,9 @@ int p9_serve_main(int argc, char **argv)
 		case 'd':
 			opts.devices = true;
 			break;
+		case 'x':
+			opts.xattr_map = true;
+			break;
 		case 'p':
 			if (fs_parse_poll(optarg, &opts.poll_us) < 0)
 				return fail("--poll must be microseconds, 0 to 10000, not '%s'", optarg);
@@ -471,7 +475,7 @@ int p9_serve_main(int argc, char **argv)
 			return 0;
 		default:
 			return fail("bad option '%s' (usage: 9p-serve --socket PATH DIR [--socket-group GROUP] "
-				    "[--msize BYTES] [--readonly] [--devices] [--poll USEC])", argv[optind - 1]);
+				    "[--msize BYTES] [--readonly] [--devices] [--xattr-map] [--poll USEC])", argv[optind - 1]);
 		}
 	}
 	if (!sock)

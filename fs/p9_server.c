@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fs/p9_impl.h"
+#include "fs/resolve.h"
 
 int p9_server_create(struct p9_server **out, const char *root, const struct fs_options *opts)
 {
@@ -354,6 +355,8 @@ int p9_handle(struct p9_session *s, struct fs_req *req, const struct fs_transpor
 	m.type = p9_get_u8(&r);
 	m.tag = p9_get_u16(&r);
 	ret = parse_frame(&m, total);
+	if (ret == 0)  /* not one host call for a client with more than a passthrough needs */
+		ret = fs_caps_limit_once();
 	if (ret)
 		goto reply;
 	if (outcap > s->max_msg)

@@ -71,8 +71,13 @@
  * preadv, pwritev, ftruncate, fsync, fdatasync, mkdirat, mknodat,
  * symlinkat, linkat, renameat/renameat2, unlinkat, readlinkat/readlink,
  * fchmodat, fchownat, utimensat, getxattr, setxattr, listxattr,
- * removexattr, setfsuid, setfsgid, setgroups, and for parked locks clone3
- * (or clone), tgkill, rt_sigprocmask, futex, madvise, munmap.
+ * removexattr, setfsuid, setfsgid, setgroups, capget, capset and prctl
+ * (PR_CAPBSET_DROP: fs_caps_limit, once per thread), and for parked locks
+ * clone3 (or clone), tgkill, rt_sigprocmask, futex, madvise, munmap.
+ *
+ * Capabilities: a thread's first request limits that thread's
+ * capabilities to what a passthrough needs (fs_caps_limit), so a thread
+ * that serves must not be one that later needs more.
  *
  * Limits (numbers and reasons in p9_impl.h): a session holds at most
  * P9_MAX_LIVE_FIDS fids (a new one past that: EMFILE) and at most

@@ -6,11 +6,13 @@
  * 9P2000.L moves xattr values as file data: Txattrwalk fetches a value (or,
  * with an empty name, the name list) into a new fid that Tread then reads;
  * Txattrcreate turns a fid into a sink that Twrite fills and Tclunk
- * commits with setxattr (user.* and POSIX ACLs only: see xattr_settable).
- * A size-0 create means removexattr, which is how the Linux client
- * expresses removal. Values are buffered (at most P9_XATTR_MAX, the
- * kernel's own limit) so a fid never holds more than it, and every buffer
- * is charged to the session's byte budget until its fid is clunked.
+ * commits with setxattr. A size-0 create means removexattr, which is how
+ * the Linux client expresses removal. Which names reach the host, and as
+ * what, is fs_xattr.h's policy: names are translated at Txattrwalk and
+ * Txattrcreate, lists after the host's listxattr. Values are buffered (at
+ * most P9_XATTR_MAX, the kernel's own limit) so a fid never holds more
+ * than it, and every buffer is charged to the session's byte budget until
+ * its fid is clunked.
  *
  * The host calls go through /proc/self/fd/N: O_PATH fds are refused by
  * f*xattr, and the path form follows the magic link to the very inode the
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <sys/xattr.h>
 
+#include "fs/fs_xattr.h"
 #include "fs/p9_impl.h"
 
 static int get_xname(struct p9_rbuf *in, char *buf)
@@ -34,6 +37,18 @@ static int get_xname(struct p9_rbuf *in, char *buf)
 		return -EPROTO;
 	err = p9_str_copy(&s, buf, XATTR_NAME_MAX + 1);
 	return err == -ENAMETOOLONG ? -ERANGE : err;
+}
+
+/* The host's name for a client's, in place (fs_xattr_to_host). */
+static int host_xname(const struct p9_session *s, char name[XATTR_NAME_MAX + 1],
+		      enum fs_xattr_use use)
+{
+	char host[XATTR_NAME_MAX + 1];
+	int err = fs_xattr_to_host(name, use, s->srv->opts.xattr_map, host, sizeof(host));
+
+	if (!err)
+		memcpy(name, host, strlen(host) + 1);
+	return err;
 }
 
 /*
@@ -92,10 +107,16 @@ int p9_op_xattrwalk(struct p9_msg *m)
 		return err;
 	if (newfid != fid && p9_fid_get(s, newfid))
 		return -EEXIST;
+	err = name[0] ? host_xname(s, name, FS_XATTR_GET) : 0;
+	if (err)
+		return err;
 	p9_proc_path(f->pfd, path, sizeof(path));
 	err = fetch(s, path, name, &buf, &len, &cost);
 	if (err)
 		return err;
+	if (!name[0])  /* the client's view of the list, never longer: in place */
+		len = (size_t)fs_xattr_list_from_host((char *)buf, len, s->srv->opts.xattr_map,
+						      (char *)buf, len);
 	err = p9_fid_newfid(s, f, fid, newfid, &nf);
 	if (err) {
 		free(buf);
@@ -108,19 +129,6 @@ int p9_op_xattrwalk(struct p9_msg *m)
 	nf->xcost = cost;
 	p9_put_u64(&m->out, len);
 	return 0;
-}
-
-/*
- * Which names a client may set or remove. trusted.* and security.* need
- * CAP_SYS_ADMIN or CAP_SETFCAP, which the server holds for every guest
- * user alike: through it a guest could plant file capabilities or
- * overlayfs/LSM metadata on host files. User attributes and POSIX ACLs
- * are checked by the host kernel against the caller's own credentials.
- */
-static bool xattr_settable(const char *name)
-{
-	return strncmp(name, "user.", 5) == 0 || strcmp(name, "system.posix_acl_access") == 0 ||
-	       strcmp(name, "system.posix_acl_default") == 0;
 }
 
 int p9_op_xattrcreate(struct p9_msg *m)
@@ -139,8 +147,9 @@ int p9_op_xattrcreate(struct p9_msg *m)
 		return err;
 	if (!name[0])
 		return -EINVAL;
-	if (!xattr_settable(name))
-		return -EOPNOTSUPP;
+	err = host_xname(s, name, FS_XATTR_SET);
+	if (err)
+		return err;
 	f = p9_fid_get_file(s, fid, &err);
 	if (!f)
 		return err;

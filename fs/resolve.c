@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* One-component resolution and per-thread credentials (see resolve.h). */
+/*
+ * One-component resolution, per-thread credentials and capabilities (see
+ * resolve.h).
+ */
 #include "fs/resolve.h"
 
 #include <errno.h>
@@ -10,6 +13,7 @@
 #include <linux/openat2.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -135,4 +139,33 @@ void fs_creds_reset(void)
 	setfsuid(0);
 	setfsgid(0);
 	syscall(SYS_setgroups, 0, NULL);
+}
+
+int fs_caps_limit(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	/* pid 0: this thread alone, which is the point. */
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	/*
+	 * The bounding set first, while CAP_SETPCAP may still be ours. It
+	 * ends at EPERM (no CAP_SETPCAP: the bounding set stays, fine) or
+	 * EINVAL (past the kernel's last capability).
+	 */
+	for (int cap = 0; cap < 64; cap++) {
+		if (FS_CAPS_KEEP & (1ull << cap))
+			continue;
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+			break;
+	}
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		uint32_t keep = (uint32_t)(FS_CAPS_KEEP >> (32 * i));
+
+		d[i].effective &= keep;
+		d[i].permitted &= keep;
+		d[i].inheritable &= keep;
+	}
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }

@@ -8,6 +8,7 @@
 #ifndef STAINLESS_FS_RESOLVE_H
 #define STAINLESS_FS_RESOLVE_H
 
+#include <linux/capability.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -78,5 +79,49 @@ int fs_mknod_allowed(mode_t mode, dev_t *rdev, bool devices);
  */
 int fs_creds_set(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups);
 void fs_creds_reset(void);
+
+/*
+ * The capabilities a passthrough needs: FS_CAPS_KEEP, as a mask of
+ * CAP_* bits. CHOWN, DAC_OVERRIDE, FOWNER, FSETID and MKNOD for what root
+ * does to files; SETUID and SETGID for fs_creds_set; DAC_READ_SEARCH for
+ * open_by_handle_at and AT_EMPTY_PATH lookups.
+ */
+#define FS_CAPS_KEEP ((1ull << CAP_CHOWN) | (1ull << CAP_DAC_OVERRIDE) |          \
+		      (1ull << CAP_DAC_READ_SEARCH) | (1ull << CAP_FOWNER) |      \
+		      (1ull << CAP_FSETID) | (1ull << CAP_SETGID) |               \
+		      (1ull << CAP_SETUID) | (1ull << CAP_MKNOD))
+
+/*
+ * Limits the calling thread's permitted, effective and inheritable
+ * capabilities to FS_CAPS_KEEP, and its bounding set too where it may
+ * (CAP_SETPCAP), so not even an execve gets the rest back. Capabilities
+ * are per thread and setfsuid() takes away only the file-system ones,
+ * so a thread serving clients would otherwise keep CAP_SYS_ADMIN and
+ * CAP_SETFCAP (trusted.* and security.capability xattrs), CAP_SYS_NICE
+ * and the rest whatever fsuid it runs a request with. Every thread that
+ * makes host calls for a client calls this before its first; it cannot
+ * be undone. Harmless without root: a subset of what the thread holds
+ * can always be set. 0 or -errno.
+ */
+int fs_caps_limit(void);
+
+/*
+ * fs_caps_limit() at a serving thread's first request, for the servers'
+ * request entries: one thread-local load per request after that, and
+ * every transport's threads are covered without knowing about it. Each
+ * file that calls it keeps its own flag, so at worst a thread serving
+ * both protocols limits itself twice.
+ */
+static inline int fs_caps_limit_once(void)
+{
+	static __thread bool limited;
+	int r;
+
+	if (limited)
+		return 0;
+	r = fs_caps_limit();
+	limited = r == 0;
+	return r;
+}
 
 #endif

@@ -13,8 +13,8 @@ void cli_run_usage(FILE *f)
 {
 	fputs("usage: stainless run --kernel PATH [--initrd PATH] [--cmdline STR]\n"
 	      "         [--mem SIZE] [--cpus N] [--console stdio|none|PATH]\n"
-	      "         [--fs TAG=DIR[,cache=never|auto|always][,dax=SIZE][,readonly][,xattr][,writeback][,devices]]...\n"
-	      "         [--9p TAG=DIR[,msize=BYTES][,readonly][,devices]]... [--rng] [--no-sandbox]\n", f);
+	      "         [--fs TAG=DIR[,cache=never|auto|always][,dax=SIZE][,readonly][,xattr[=map]][,writeback][,devices]]...\n"
+	      "         [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]... [--rng] [--no-sandbox]\n", f);
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)

@@ -13,13 +13,13 @@ static void usage(FILE *f)
 	      "\n"
 	      "usage:\n"
 	      "  stainless run --kernel PATH [--initrd PATH] [--cmdline STR] [--mem 512M] [--cpus N]\n"
-	      "                [--fs TAG=DIR[,cache=never|auto|always][,dax=SIZE][,readonly][,xattr]]...\n"
-	      "                [--9p TAG=DIR[,msize=BYTES][,readonly]]...\n"
+	      "                [--fs TAG=DIR[,cache=never|auto|always][,dax=SIZE][,readonly][,xattr[=map]]]...\n"
+	      "                [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map]]...\n"
 	      "                [--console stdio|none|PATH] [--rng] [--no-sandbox]\n"
 	      "  stainless vhost-user-fs --socket PATH --shared-dir DIR [FS OPTIONS]\n"
 	      "  stainless fuse-mount DIR MOUNTPOINT [FS OPTIONS]\n"
-	      "  stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly]\n"
-	      "    FS OPTIONS: [--cache never|auto|always] [--readonly] [--xattr] [--writeback]\n"
+	      "  stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly] [--xattr-map]\n"
+	      "    FS OPTIONS: [--cache never|auto|always] [--readonly] [--xattr] [--xattr-map] [--writeback]\n"
 	      "  stainless --help | --version\n", f);
 }
 

@@ -238,6 +238,27 @@ check "getfattr" [ "$(getfattr --absolute-names --only-values -n user.color "$MN
 check "listxattr" sh -c "getfattr --absolute-names -d '$MNT/orig' | grep -q user.color"
 setfattr -x user.color "$MNT/orig"
 check "removexattr" sh -c "! getfattr --absolute-names -n user.color '$SRC/orig' 2>/dev/null"
+# The host's own security.* and trusted.* are not the client's (fs/fs_xattr.h):
+# cap_setuid=ep as setcap writes it is refused, and no file capability appears.
+FCAP=0x0100000280000000000000000000000000000000
+on_host() { getfattr --absolute-names -n "$1" "$SRC/orig" >/dev/null 2>&1; }
+not_on_host() { ! on_host "$1"; }
+listed() { getfattr --absolute-names -d -m - "$MNT/orig" 2>/dev/null | grep -q "$1"; }
+not_listed() { ! listed "$1"; }
+setfattr -n security.capability -v $FCAP "$MNT/orig" 2>/dev/null &&
+	bad "security.capability set through the mount" || ok "security.capability refused"
+check "no file capability on the host" not_on_host security.capability
+setfattr -n trusted.foo -v x "$MNT/orig" 2>/dev/null &&
+	bad "trusted.* set through the mount" || ok "trusted.* refused"
+check "no trusted.* on the host" not_on_host trusted.foo
+setfattr -n user.stainless.x -v x "$MNT/orig" 2>/dev/null &&
+	bad "user.stainless.* set by the client" || ok "user.stainless.* refused"
+setfattr -n trusted.host -v h "$SRC/orig"
+setfattr -n user.stainless.security.selinux -v l "$SRC/orig"
+getfattr --absolute-names -n trusted.host "$MNT/orig" >/dev/null 2>&1 &&
+	bad "host trusted.* read through the mount" || ok "host trusted.* unreadable"
+check "host trusted.* unlisted" not_listed trusted
+check "private names unlisted" not_listed 'stainless\|selinux'
 
 # --- locks against a lock the host holds on the real file ---------------------
 : >"$SRC/lk"
@@ -301,6 +322,23 @@ wait "$PID"; rc=$?
 PID=
 check "SIGTERM exits 0" [ $rc -eq 0 ]
 check "SIGTERM unmounted" sh -c "! grep -q ' $MNT ' /proc/mounts"
+
+# --- --xattr-map: the client's security.*/trusted.* under user.stainless. ----
+"$STAINLESS" fuse-mount "$SRC" "$MNT" --xattr-map $CHAN_ARGS &
+PID=$!
+for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
+check "mapped: security.capability set" setfattr -n security.capability -v $FCAP "$MNT/orig"
+check "mapped: still no file capability on the host" not_on_host security.capability
+check "mapped: stored under user.stainless." on_host user.stainless.security.capability
+check "mapped: read back under its own name" [ "$(getfattr --absolute-names -e hex \
+	-n security.capability "$MNT/orig" 2>/dev/null | sed -n 's/^security.capability=//p')" = $FCAP ]
+check "mapped: a private name listed as the client's" listed '^security.selinux='
+check "mapped: the host's own trusted.* still unlisted" not_listed trusted.host
+setfattr -x security.capability "$MNT/orig"
+check "mapped: removed on the host" not_on_host user.stainless.security.capability
+umount "$MNT"
+wait "$PID"
+PID=
 
 # --- an external umount ends it with 0 ---------------------------------------------
 "$STAINLESS" fuse-mount "$SRC" "$MNT" --readonly $CHAN_ARGS &

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # `stainless 9p-serve` driven by our own raw client (tests/host/p9_client.c)
 # for what diod's tools do not exercise: a 10,000-entry readdir, large
-# writes, Trenameat, real xattrs, a lock held by a host process (refused,
+# writes, Trenameat, real xattrs (and the refused namespaces), a lock held by a host process (refused,
 # then granted when released), Tflush of a blocked lock, a broken frame,
 # concurrent clients, and a clean exit on SIGTERM. And who may use it: the
 # socket is 0600 (0660 and the group with --socket-group), fids are the
@@ -79,6 +79,17 @@ elif grep -q "Operation not supported" "$T/x.out"; then
 else
 	fail "xattr: $(cat "$T/x.out")"
 fi
+# The host's own namespaces are not the client's (fs/fs_xattr.h).
+for name in trusted.foo security.capability user.stainless.x; do
+	"$C" "$SOCK" xattr lockme $name "v" >"$T/xp.out" 2>&1 && fail "$name set through 9p"
+	grep -q "xattrcreate: \(Operation not supported\|Operation not permitted\)" "$T/xp.out" ||
+		fail "$name: $(cat "$T/xp.out")"
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import os,sys; os.getxattr(sys.argv[1], sys.argv[2])' "$SHARE/lockme" $name \
+			2>/dev/null && fail "$name appeared on the host"
+	fi
+done
+echo "ok: trusted.*, security.*, user.stainless.* refused, nothing on the host"
 
 "$C" "$SOCK" lock lockme "$SHARE/lockme" || fail "lock against a host lock holder"
 "$C" "$SOCK" flush lockme || fail "Tflush of a blocked lock"

@@ -177,6 +177,9 @@ START_TEST(test_9p_xattr_refused)
 	EXPECT_ERR("--9p", "xattr", "--kernel", "k", "--9p", "t=/d,xattr");
 	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d,xattr"), 0);
 	ck_assert(cfg.shares[0].opts.xattr);
+	ck_assert(!cfg.shares[0].opts.xattr_map);
+	ck_assert_int_eq(PARSE("--kernel", "k", "--9p", "t=/d,xattr=map"), 0);
+	ck_assert(cfg.shares[0].opts.xattr_map);
 }
 END_TEST
 
@@ -375,6 +378,12 @@ START_TEST(test_fs_options_words_fs)
 	WORD_OK(&o, "dax=64G", false);
 	ck_assert_uint_eq(o.dax_size, 64 * GIB);
 	ck_assert_uint_eq(o.msize, P9_MSIZE_DEFAULT);
+	/* xattr=map: the mapping, and xattrs on at all. */
+	ck_assert(!o.xattr_map);
+	fs_options_default(&o);
+	WORD_OK(&o, "xattr=map", false);
+	ck_assert(o.xattr);
+	ck_assert(o.xattr_map);
 }
 END_TEST
 
@@ -391,6 +400,8 @@ START_TEST(test_fs_options_words_9p)
 	ck_assert_uint_eq(o.msize, P9_MSIZE_MAX);
 	WORD_OK(&o, "msize=4k", true);
 	ck_assert_uint_eq(o.msize, P9_MSIZE_MIN);
+	WORD_OK(&o, "xattr=map", true);
+	ck_assert(o.xattr_map);
 }
 END_TEST
 
@@ -401,6 +412,8 @@ START_TEST(test_fs_options_words_refused)
 	WORD_BAD("bogus", false);
 	WORD_BAD("readonly=1", false);
 	WORD_BAD("xattr=on", false);
+	WORD_BAD("xattr=", false);
+	WORD_BAD("xattr=Map", false);
 	WORD_BAD("cache", false);
 	WORD_BAD("cache=", false);
 	WORD_BAD("cache=Never", false);
@@ -416,6 +429,7 @@ START_TEST(test_fs_options_words_refused)
 	WORD_BAD("msize=8192", false);
 	/* 9p words */
 	WORD_BAD("xattr", true);
+	WORD_BAD("xattr=on", true);
 	WORD_BAD("writeback", true);
 	WORD_BAD("cache=auto", true);
 	WORD_BAD("dax=2M", true);
