@@ -1,37 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Bounded inode and handle tables of the FUSE server (see fuse_inode.h). */
+/* The FUSE server's bounded inode table (see fuse_inode.h). */
 #include "fs/fuse_inode.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define REFS(s) ((uint32_t)(s))
-#define GEN(s) ((uint32_t)((s) >> 32))
-
-/* One CAS: succeeds only while the slot is live in the wanted generation. */
-static bool slot_tryget(_Atomic uint64_t *state, uint32_t gen)
-{
-	uint64_t s = atomic_load_explicit(state, memory_order_acquire);
-
-	for (;;) {
-		if (GEN(s) != gen || REFS(s) == 0 || REFS(s) == UINT32_MAX)
-			return false;
-		if (atomic_compare_exchange_weak_explicit(state, &s, s + 1,
-							  memory_order_acquire,
-							  memory_order_acquire))
-			return true;
-	}
-}
-
-/* True when the caller dropped the last reference. */
-static bool slot_put(_Atomic uint64_t *state)
-{
-	uint64_t s = atomic_fetch_sub_explicit(state, 1, memory_order_acq_rel);
-
-	return REFS(s) == 1;
-}
 
 static uint32_t hash_key(const struct fuse_itable *t, dev_t dev, ino_t ino)
 {
@@ -159,7 +133,7 @@ struct fuse_inode *fuse_inode_get(struct fuse_itable *t, uint64_t nodeid)
 
 	if (idx == 0 || idx >= t->cap)
 		return NULL;
-	if (!slot_tryget(&t->slots[idx].state, (uint32_t)(nodeid >> 32)))
+	if (!fuse_slot_tryget(&t->slots[idx].state, (uint32_t)(nodeid >> 32)))
 		return NULL;
 	return &t->slots[idx];
 }
@@ -173,7 +147,7 @@ void fuse_inode_put(struct fuse_itable *t, struct fuse_inode *ino)
 {
 	struct fuse_lock_owner *o, *next;
 
-	if (!slot_put(&ino->state))
+	if (!fuse_slot_put(&ino->state))
 		return;
 	/* Last reference: nobody else can see this slot until it is freed. */
 	close(ino->fd);
@@ -186,7 +160,7 @@ void fuse_inode_put(struct fuse_itable *t, struct fuse_inode *ino)
 	}
 	ino->owners = NULL;
 	pthread_mutex_lock(&t->mu);
-	atomic_store(&ino->state, (uint64_t)(GEN(atomic_load(&ino->state)) + 1) << 32);
+	atomic_store(&ino->state, (uint64_t)(FUSE_GEN(atomic_load(&ino->state)) + 1) << 32);
 	ino->free_next = t->free_head;
 	t->free_head = ino->idx;
 	t->live--;
@@ -195,12 +169,12 @@ void fuse_inode_put(struct fuse_itable *t, struct fuse_inode *ino)
 
 uint64_t fuse_inode_nodeid(const struct fuse_inode *ino)
 {
-	return FUSE_ID(GEN(atomic_load(&ino->state)), ino->idx);
+	return FUSE_ID(FUSE_GEN(atomic_load(&ino->state)), ino->idx);
 }
 
 uint32_t fuse_inode_gen(const struct fuse_inode *ino)
 {
-	return GEN(atomic_load(&ino->state));
+	return FUSE_GEN(atomic_load(&ino->state));
 }
 
 void fuse_inode_forget(struct fuse_itable *t, uint64_t nodeid, uint64_t n)
@@ -215,7 +189,7 @@ void fuse_inode_forget(struct fuse_itable *t, uint64_t nodeid, uint64_t n)
 	ino = &t->slots[idx];
 	pthread_mutex_lock(&t->mu);
 	uint64_t s = atomic_load(&ino->state);
-	if (GEN(s) == (uint32_t)(nodeid >> 32) && REFS(s) && ino->hashed) {
+	if (FUSE_GEN(s) == (uint32_t)(nodeid >> 32) && FUSE_REFS(s) && ino->hashed) {
 		ino->nlookup = n >= ino->nlookup ? 0 : ino->nlookup - n;
 		if (ino->nlookup == 0) {
 			hash_remove(t, ino);
@@ -247,7 +221,7 @@ void fuse_itable_forget_all(struct fuse_itable *t)
 void fuse_itable_fini(struct fuse_itable *t)
 {
 	fuse_itable_forget_all(t);
-	if (t->slots && REFS(atomic_load(&t->slots[1].state))) {
+	if (t->slots && FUSE_REFS(atomic_load(&t->slots[1].state))) {
 		t->slots[1].hashed = false;
 		fuse_inode_put(t, &t->slots[1]);
 	}
@@ -256,120 +230,4 @@ void fuse_itable_fini(struct fuse_itable *t)
 	free(t->buckets);
 	t->slots = NULL;
 	t->buckets = NULL;
-}
-
-int fuse_htable_init(struct fuse_htable *t, uint32_t cap)
-{
-	if (cap < 2)
-		cap = 2;
-	t->cap = cap;
-	t->used = 0;
-	t->free_head = 0;
-	t->live = 0;
-	t->slots = calloc(cap, sizeof(*t->slots));
-	if (!t->slots)
-		return -ENOMEM;
-	pthread_mutex_init(&t->mu, NULL);
-	return 0;
-}
-
-int fuse_handle_add(struct fuse_htable *t, int fd, int flags,
-		    struct fuse_inode *inode, uint64_t *fh)
-{
-	struct fuse_handle *h;
-	uint32_t i;
-
-	pthread_mutex_lock(&t->mu);
-	if (t->free_head) {
-		i = t->free_head;
-		t->free_head = t->slots[i].free_next;
-	} else if (t->used + 1 < t->cap) {
-		i = ++t->used;
-		t->slots[i].idx = i;
-		pthread_mutex_init(&t->slots[i].dir_mu, NULL);
-	} else {
-		pthread_mutex_unlock(&t->mu);
-		close(fd);
-		return -ENFILE;
-	}
-	h = &t->slots[i];
-	h->fd = fd;
-	h->flags = flags;
-	h->dir_stamp = 0;
-	fuse_inode_ref(inode);
-	h->inode = inode;
-	atomic_store(&h->released, false);
-	uint64_t s = atomic_load(&h->state);
-	atomic_store(&h->state, (s & ~0xffffffffull) | 1);
-	t->live++;
-	*fh = FUSE_ID(GEN(s), i);
-	pthread_mutex_unlock(&t->mu);
-	return 0;
-}
-
-struct fuse_handle *fuse_handle_get(struct fuse_htable *t, uint64_t fh)
-{
-	uint32_t idx = (uint32_t)fh;
-
-	if (idx == 0 || idx >= t->cap)
-		return NULL;
-	if (!slot_tryget(&t->slots[idx].state, (uint32_t)(fh >> 32)))
-		return NULL;
-	/*
-	 * A handle being released stays usable by requests that got in before
-	 * its last reference went; RELEASE itself happens once (released flag).
-	 */
-	return &t->slots[idx];
-}
-
-void fuse_handle_put(struct fuse_htable *t, struct fuse_handle *h,
-		     struct fuse_itable *it)
-{
-	if (!slot_put(&h->state))
-		return;
-	close(h->fd);
-	h->fd = -1;
-	fuse_inode_put(it, h->inode);
-	h->inode = NULL;
-	pthread_mutex_lock(&t->mu);
-	atomic_store(&h->state, (uint64_t)(GEN(atomic_load(&h->state)) + 1) << 32);
-	h->free_next = t->free_head;
-	t->free_head = h->idx;
-	t->live--;
-	pthread_mutex_unlock(&t->mu);
-}
-
-int fuse_handle_release(struct fuse_htable *ht, uint64_t fh,
-			struct fuse_itable *it)
-{
-	struct fuse_handle *h = fuse_handle_get(ht, fh);
-
-	if (!h)
-		return -EBADF;
-	if (atomic_exchange(&h->released, true)) {
-		fuse_handle_put(ht, h, it);
-		return -EBADF;
-	}
-	fuse_handle_put(ht, h, it); /* ours */
-	fuse_handle_put(ht, h, it); /* the table's */
-	return 0;
-}
-
-void fuse_htable_release_all(struct fuse_htable *ht, struct fuse_itable *it)
-{
-	for (uint32_t i = 1; i < ht->cap && i <= ht->used; i++) {
-		uint64_t s = atomic_load(&ht->slots[i].state);
-
-		if (REFS(s))
-			fuse_handle_release(ht, FUSE_ID(GEN(s), i), it);
-	}
-}
-
-void fuse_htable_fini(struct fuse_htable *t)
-{
-	for (uint32_t i = 1; i <= t->used; i++)
-		pthread_mutex_destroy(&t->slots[i].dir_mu);
-	pthread_mutex_destroy(&t->mu);
-	free(t->slots);
-	t->slots = NULL;
 }

@@ -43,18 +43,6 @@ struct fuse_inode {
 	struct fuse_lock_owner *owners;
 };
 
-struct fuse_handle {
-	_Atomic uint64_t state;
-	_Atomic bool released;
-	int fd;
-	int flags;              /* open flags as used on the host */
-	struct fuse_inode *inode; /* referenced while the handle lives */
-	uint32_t idx;
-	uint32_t free_next;
-	pthread_mutex_t dir_mu; /* directories: one READDIR at a time */
-	uint64_t dir_stamp;     /* stamp of its last READDIR, under dir_mu (fuse_ops_dir.c) */
-};
-
 struct fuse_itable {
 	pthread_mutex_t mu;
 	struct fuse_inode *slots;
@@ -69,16 +57,35 @@ struct fuse_itable {
 	uint32_t max_owners;
 };
 
-struct fuse_htable {
-	pthread_mutex_t mu;
-	struct fuse_handle *slots;
-	uint32_t cap;
-	uint32_t used;
-	uint32_t free_head;
-	uint32_t live;
-};
-
 #define FUSE_ID(gen, idx) (((uint64_t)(gen) << 32) | (idx))
+#define FUSE_REFS(s) ((uint32_t)(s))
+#define FUSE_GEN(s) ((uint32_t)((s) >> 32))
+
+/*
+ * Slot references, shared with the handle table (fuse_handle.c). One CAS:
+ * succeeds only while the slot is live in the wanted generation.
+ */
+static inline bool fuse_slot_tryget(_Atomic uint64_t *state, uint32_t gen)
+{
+	uint64_t s = atomic_load_explicit(state, memory_order_acquire);
+
+	for (;;) {
+		if (FUSE_GEN(s) != gen || FUSE_REFS(s) == 0 || FUSE_REFS(s) == UINT32_MAX)
+			return false;
+		if (atomic_compare_exchange_weak_explicit(state, &s, s + 1,
+							  memory_order_acquire,
+							  memory_order_acquire))
+			return true;
+	}
+}
+
+/* True when the caller dropped the last reference. */
+static inline bool fuse_slot_put(_Atomic uint64_t *state)
+{
+	uint64_t s = atomic_fetch_sub_explicit(state, 1, memory_order_acq_rel);
+
+	return FUSE_REFS(s) == 1;
+}
 
 int fuse_itable_init(struct fuse_itable *t, uint32_t cap);
 void fuse_itable_fini(struct fuse_itable *t);
@@ -110,23 +117,5 @@ uint32_t fuse_inode_gen(const struct fuse_inode *ino);
 
 /* Forgets every inode but the root (reset). */
 void fuse_itable_forget_all(struct fuse_itable *t);
-
-int fuse_htable_init(struct fuse_htable *t, uint32_t cap);
-void fuse_htable_fini(struct fuse_htable *t);
-
-/*
- * Adds an open fd for inode (takes fd and a new reference on inode).
- * Returns the handle id in *fh, or -ENFILE (fd closed).
- */
-int fuse_handle_add(struct fuse_htable *t, int fd, int flags,
-		    struct fuse_inode *inode, uint64_t *fh);
-struct fuse_handle *fuse_handle_get(struct fuse_htable *t, uint64_t fh);
-/* iput is called with the inode when the last handle reference goes. */
-void fuse_handle_put(struct fuse_htable *t, struct fuse_handle *h,
-		     struct fuse_itable *it);
-/* RELEASE: 0, or -EBADF when fh is not live (already released). */
-int fuse_handle_release(struct fuse_htable *ht, uint64_t fh,
-			struct fuse_itable *it);
-void fuse_htable_release_all(struct fuse_htable *ht, struct fuse_itable *it);
 
 #endif

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "fs/fuse_handle.h"
 #include "fs/fuse_inode.h"
 #include "fs/fuse_server.h"
 
