@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int fuse_htable_init(struct fuse_htable *t, uint32_t cap)
+#include "fs/fs_fdbudget.h"
+
+int fuse_htable_init(struct fuse_htable *t, uint32_t cap, struct fuse_itable *it)
 {
 	if (cap < 2)
 		cap = 2;
@@ -14,6 +16,7 @@ int fuse_htable_init(struct fuse_htable *t, uint32_t cap)
 	t->used = 0;
 	t->free_head = 0;
 	t->live = 0;
+	t->it = it;
 	t->slots = calloc(cap, sizeof(*t->slots));
 	if (!t->slots)
 		return -ENOMEM;
@@ -27,6 +30,10 @@ int fuse_handle_add(struct fuse_htable *t, int fd, int flags,
 	struct fuse_handle *h;
 	uint32_t i;
 
+	if (fuse_itable_charge(t->it) < 0) {
+		close(fd);
+		return -ENFILE;
+	}
 	pthread_mutex_lock(&t->mu);
 	if (t->free_head) {
 		i = t->free_head;
@@ -38,6 +45,7 @@ int fuse_handle_add(struct fuse_htable *t, int fd, int flags,
 	} else {
 		pthread_mutex_unlock(&t->mu);
 		close(fd);
+		fs_fd_refund();
 		return -ENFILE;
 	}
 	h = &t->slots[i];
@@ -76,6 +84,7 @@ void fuse_handle_put(struct fuse_htable *t, struct fuse_handle *h,
 	if (!fuse_slot_put(&h->state))
 		return;
 	close(h->fd);
+	fs_fd_refund();
 	h->fd = -1;
 	fuse_inode_put(it, h->inode);
 	h->inode = NULL;

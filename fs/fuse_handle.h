@@ -34,14 +34,20 @@ struct fuse_htable {
 	uint32_t used;
 	uint32_t free_head;
 	uint32_t live;
+	struct fuse_itable *it; /* whose cached fds make room in the budget */
 };
 
-int fuse_htable_init(struct fuse_htable *t, uint32_t cap);
+/* Slots of the handle table unless a front end says otherwise. */
+#define FUSE_HANDLES_DEFAULT (1u << 16)
+
+/* cap slots; it is the inode table whose cached fds give way to open files. */
+int fuse_htable_init(struct fuse_htable *t, uint32_t cap, struct fuse_itable *it);
 void fuse_htable_fini(struct fuse_htable *t);
 
 /*
- * Adds an open fd for inode (takes fd and a new reference on inode).
- * Returns the handle id in *fh, or -ENFILE (fd closed).
+ * Adds an open fd for inode (takes fd and a new reference on inode),
+ * charging it to the fd budget. Returns the handle id in *fh, or -ENFILE
+ * when the table is full or the budget spent (fd closed).
  */
 int fuse_handle_add(struct fuse_htable *t, int fd, int flags,
 		    struct fuse_inode *inode, uint64_t *fh);
