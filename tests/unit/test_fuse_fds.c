@@ -9,6 +9,7 @@
 #include "tests/unit/test_fuse_util.h"
 
 #include "fs/fs_fdbudget.h"
+#include "fs/fuse_inode.h"
 #include "tests/unit/check_main.h"
 
 #define LIMIT 64
@@ -91,7 +92,8 @@ START_TEST(lookups_outlive_the_budget)
 	for (int i = 0; i < NFILES; i++) {
 		ids[i] = lookup_file(i, &err);
 		ck_assert_int_eq(err, 0);
-		ck_assert_uint_le(fs_fd_used(), LIMIT);
+		/* Caches stop short of the budget: room for other shares' opens. */
+		ck_assert_uint_le(fs_fd_used(), LIMIT - LIMIT / 4);
 	}
 	/* Every nodeid still works: reopened by handle where evicted. */
 	for (int i = 0; i < NFILES; i++) {
@@ -221,6 +223,47 @@ START_TEST(opens_beyond_the_budget_answer_enfile)
 }
 END_TEST
 
+/*
+ * Reopening by handle needs CAP_DAC_READ_SEARCH, which a request running
+ * as a client's uid does not have: RENAME and LINK reach their second
+ * inode's fd under the caller's credentials.
+ */
+START_TEST(reopens_under_the_callers_credentials)
+{
+	struct fuse_rename_in rn;
+	struct fuse_link_in ln;
+	uint64_t a, b, x;
+	int err;
+
+	make_files();
+	ck_assert_int_eq(mkdir(tf_path("a"), 0777), 0);
+	ck_assert_int_eq(mkdir(tf_path("b"), 0777), 0);
+	ck_assert_int_eq(chmod(tf_path("a"), 0777), 0);
+	ck_assert_int_eq(chmod(tf_path("b"), 0777), 0);
+	tf_write_host("a/x", "x");
+	ck_assert_int_eq(chown(tf_path("a/x"), 1000, 1000), 0);
+	tf_start(&opts, NULL, true);
+	a = tf_nodeid(1, "a");
+	b = tf_nodeid(1, "b");
+	x = tf_nodeid(a, "x");
+	/* Enough other inodes to push a, b and x out of the cache. */
+	for (int i = 0; i < 4 * LIMIT; i++) {
+		lookup_file(i, &err);
+		ck_assert_int_eq(err, 0);
+	}
+	tf_uid = tf_gid = 1000;
+	rn = (struct fuse_rename_in){ .newdir = b };
+	ck_assert_int_eq(tf_req(FUSE_RENAME, a, &rn, sizeof(rn), "x", "y", NULL, 0), 0);
+	for (int i = 0; i < 4 * LIMIT; i++)
+		ck_assert_int_eq(tf_getattr(lookup_file(i, &err), NULL), 0);
+	ln = (struct fuse_link_in){ .oldnodeid = x };
+	ck_assert_int_eq(tf_req(FUSE_LINK, a, &ln, sizeof(ln), "z", NULL, NULL, 0), 0);
+	tf_uid = tf_gid = 0;
+	ck_assert_int_eq(access(tf_path("b/y"), F_OK), 0);
+	ck_assert_int_eq(access(tf_path("a/z"), F_OK), 0);
+}
+END_TEST
+
 static int setlk(uint64_t fh, uint64_t owner, uint32_t type)
 {
 	struct fuse_lk_in in = {
@@ -259,6 +302,51 @@ START_TEST(lock_owners_are_charged)
 	ck_assert_int_eq(tf_release(fh, FUSE_RELEASE), 0);
 	forget(n);
 	ck_assert_uint_eq(fs_fd_used(), 3); /* the share's own */
+}
+END_TEST
+
+/*
+ * The table itself: an fd a request holds (fuse_inode_fd) is never the
+ * one the sweep closes, however tight the budget; put back, it may go.
+ */
+START_TEST(a_used_fd_is_never_evicted)
+{
+	struct fuse_itable t;
+	struct fuse_inode *x;
+	struct fuse_ifd f;
+	struct stat st, now;
+	int fd, spent = 0;
+
+	tf_write_host("x", "x");
+	ck_assert_int_eq(fuse_itable_init(&t, 16), 0);
+	fd = open(tdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_int_eq(fuse_itable_set_root(&t, fd, &st, true), 0);
+	ck_assert(t.handles);
+	fd = open(tf_path("x"), O_PATH | O_CLOEXEC);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_int_eq(fuse_inode_lookup_add(&t, fd, &st, st.st_dev, &x), 0);
+	ck_assert_int_eq(fuse_inode_fd(&t, x, &f), 0);
+	ck_assert(!f.own); /* the cached fd, not a private one */
+	while (fs_fd_charge() == 0)
+		spent++;
+	/* Twice round the ring: the second chance is no excuse. */
+	ck_assert_int_eq(fuse_itable_charge(&t), -ENFILE);
+	ck_assert_int_eq(fuse_itable_charge(&t), -ENFILE);
+	ck_assert_int_eq(fstat(f.fd, &now), 0);
+	ck_assert_uint_eq(now.st_ino, st.st_ino);
+	fuse_inode_fd_put(&f);
+	ck_assert_int_eq(fuse_itable_charge(&t), 0); /* now it may go */
+	fs_fd_refund();
+	while (spent--)
+		fs_fd_refund();
+	/* Reopened by handle on the next use. */
+	ck_assert_int_eq(fuse_inode_fd(&t, x, &f), 0);
+	ck_assert_int_eq(fstat(f.fd, &now), 0);
+	ck_assert_uint_eq(now.st_ino, st.st_ino);
+	fuse_inode_fd_put(&f);
+	fuse_inode_put(&t, x);
+	fuse_itable_fini(&t);
 }
 END_TEST
 
@@ -365,7 +453,9 @@ int main(void)
 	tcase_add_test(tc, without_handles_the_budget_answers_enfile);
 	tcase_add_test(tc, two_servers_share_one_budget);
 	tcase_add_test(tc, opens_beyond_the_budget_answer_enfile);
+	tcase_add_test(tc, reopens_under_the_callers_credentials);
 	tcase_add_test(tc, lock_owners_are_charged);
+	tcase_add_test(tc, a_used_fd_is_never_evicted);
 	tcase_add_test(tc, requests_race_eviction);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
