@@ -35,7 +35,7 @@ static const char *fname(int i)
 /* NFILES files in ten directories, each holding its own name. */
 static void make_files(void)
 {
-	char d[8];
+	char d[16];
 
 	for (int i = 0; i < 10; i++) {
 		snprintf(d, sizeof(d), "d%d", i);
@@ -48,7 +48,7 @@ static void make_files(void)
 /* Looks up d<i%10> and f<i>; returns f<i>'s nodeid, 0 on error (in *err). */
 static uint64_t lookup_file(int i, int *err)
 {
-	char d[8], f[16];
+	char d[16], f[16];
 	struct fuse_entry_out e;
 
 	snprintf(d, sizeof(d), "d%d", i % 10);
@@ -369,7 +369,8 @@ static int w_req(struct worker *w, uint32_t op, uint64_t nodeid, const void *a,
 	size_t len = sizeof(h);
 	struct fuse_out_header oh;
 
-	memcpy(w->in + len, a, alen);
+	if (alen)
+		memcpy(w->in + len, a, alen);
 	len += alen;
 	if (name) {
 		memcpy(w->in + len, name, strlen(name) + 1);
@@ -416,7 +417,7 @@ START_TEST(requests_race_eviction)
 	static struct worker w[THREADS];
 	pthread_t t[THREADS];
 	struct fuse_entry_out e;
-	char d[8];
+	char d[16];
 	int err;
 
 	fs_fd_set_limit(32);
