@@ -59,6 +59,13 @@ void fs_fd_refund(void)
 	atomic_fetch_sub_explicit(&used, 1, memory_order_relaxed);
 }
 
+bool fs_fd_tight(void)
+{
+	unsigned l = fs_fd_limit();
+
+	return fs_fd_used() >= l - l / 4;
+}
+
 unsigned fs_fd_used(void)
 {
 	return atomic_load_explicit(&used, memory_order_relaxed);

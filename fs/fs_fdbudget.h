@@ -24,6 +24,13 @@
 int fs_fd_charge(void);
 /* Gives back one fd taken by fs_fd_charge(). */
 void fs_fd_refund(void);
+/*
+ * True when less than a quarter of the budget is left. Never fails, never
+ * charges: a server asks it before keeping an fd it could do without (an
+ * inode's cached O_PATH fd it can reopen by handle), so that caches leave
+ * room for the fds clients cannot do without (open files, other shares).
+ */
+bool fs_fd_tight(void);
 /* How many fds are charged now, and the limit. */
 unsigned fs_fd_used(void);
 unsigned fs_fd_limit(void);

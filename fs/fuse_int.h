@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "fs/fuse_handle.h"
 #include "fs/fuse_inode.h"
 #include "fs/fuse_server.h"
 
@@ -93,6 +94,8 @@ struct fuse_call {
 	uint32_t arglen;
 	size_t outcap;            /* bytes available in req->out */
 	struct fuse_inode *ino;   /* h.nodeid, referenced, for most ops */
+	int fd;                   /* ino's O_PATH fd, held for the request (-1: none) */
+	struct fuse_ifd ino_fd;
 };
 
 /* fuse_server.c: the reply path */
@@ -115,8 +118,11 @@ void fuse_fill_attr(struct fuse_server *s, const struct stat *st,
 void fuse_fill_entry(struct fuse_server *s, struct fuse_inode *ino,
 		     const struct stat *st, struct fuse_entry_out *e);
 int fuse_stat(int fd, struct stat *st);
-/* LOOKUP of one checked name under parent; counts a lookup. */
-int fuse_lookup_entry(struct fuse_server *s, struct fuse_inode *parent,
+/*
+ * LOOKUP of one checked name under parent, whose fd (any fd of that
+ * directory: its O_PATH fd or an open handle's) is dirfd; counts a lookup.
+ */
+int fuse_lookup_entry(struct fuse_server *s, struct fuse_inode *parent, int dirfd,
 		      const char *name, struct fuse_entry_out *e);
 /* Takes an O_PATH fd of an object just made and enters it. */
 int fuse_enter_fd(struct fuse_server *s, struct fuse_inode *parent, int fd,

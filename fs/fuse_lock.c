@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fs/fs_fdbudget.h"
 #include "fs/resolve.h"
 
 #define MAX_WAITERS 64
@@ -87,23 +88,34 @@ static int owner_fd(struct fuse_server *s, struct fuse_inode *ino, uint64_t owne
 	if (!o && create) {
 		/* The client checked the caller's access mode before asking. */
 		static const int modes[] = { O_RDWR, O_RDONLY, O_WRONLY };
-		int ofd = -EACCES;
+		struct fuse_ifd ifd;
+		int ofd;
 
-		/* Owners are client-chosen numbers: bound the fds they cost. */
-		if (atomic_load(&s->it.nowners) >= s->it.max_owners) {
+		/*
+		 * Owners are client-chosen numbers: bound the fds they cost,
+		 * and charge each to the budget like an open file.
+		 */
+		if (atomic_load(&s->it.nowners) >= s->it.max_owners ||
+		    fuse_itable_charge(&s->it) < 0) {
 			fd = -ENOLCK;
 			goto out;
 		}
-
-		for (unsigned i = 0; i < 3 && ofd < 0; i++)
-			ofd = fuse_reopen(s, ino->fd, modes[i]);
+		ofd = fuse_inode_fd(&s->it, ino, &ifd);
+		if (ofd == 0) {
+			ofd = -EACCES;
+			for (unsigned i = 0; i < 3 && ofd < 0; i++)
+				ofd = fuse_reopen(s, ifd.fd, modes[i]);
+			fuse_inode_fd_put(&ifd);
+		}
 		if (ofd < 0) {
+			fs_fd_refund();
 			fd = ofd;
 			goto out;
 		}
 		o = malloc(sizeof(*o));
 		if (!o) {
 			close(ofd);
+			fs_fd_refund();
 			fd = -ENOMEM;
 			goto out;
 		}
@@ -142,6 +154,7 @@ void fuse_lock_drop_owner(struct fuse_server *s, struct fuse_inode *ino, uint64_
 	struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET };
 	fcntl(o->fd, F_OFD_SETLK, &fl);
 	close(o->fd);
+	fs_fd_refund();
 	free(o);
 	atomic_fetch_sub(&s->it.nowners, 1);
 }
@@ -238,6 +251,7 @@ static void *waiter_main(void *arg)
 		r = -EINTR;
 	}
 	close(w->fd);
+	fs_fd_refund();
 	size_t outcap = fuse_iov_total(w->req->out, w->req->nout);
 	int len = r ? fuse_reply_err(w->req, outcap, w->unique, r)
 		    : fuse_reply_hdr(w->req, w->unique, 0);
@@ -265,9 +279,15 @@ static int park(struct fuse_call *c, int fd, bool is_flock, int op,
 	pthread_attr_t attr;
 	int r;
 
+	/* A parked wait holds its fd for as long as the client likes. */
+	if (fuse_itable_charge(&s->it) < 0) {
+		close(fd);
+		return -ENOLCK;
+	}
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		close(fd);
+		fs_fd_refund();
 		return -ENOMEM;
 	}
 	*w = (struct fuse_lkwait){
@@ -280,6 +300,7 @@ static int park(struct fuse_call *c, int fd, bool is_flock, int op,
 	if (s->nwaiters >= MAX_WAITERS) {
 		pthread_mutex_unlock(&s->wait_mu);
 		close(fd);
+		fs_fd_refund();
 		free(w);
 		return -ENOLCK;
 	}
@@ -298,6 +319,7 @@ static int park(struct fuse_call *c, int fd, bool is_flock, int op,
 		s->nwaiters--;
 		pthread_mutex_unlock(&s->wait_mu);
 		close(fd);
+		fs_fd_refund();
 		free(w);
 		return -r;
 	}

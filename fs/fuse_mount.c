@@ -430,7 +430,10 @@ int fuse_mount_main(int argc, char **argv)
 	r = parse_args(argc, argv, &o, &dir, &mnt, &uring, &single);
 	if (r || (r = check_dir("share", dir)) || (r = check_dir("mount point", mnt)))
 		return r;
-	/* The inode table is sized from this: one O_PATH fd per known inode. */
+	/*
+	 * Soft to hard, as virtiofsd does, before the fd budget is first read
+	 * (fuse_server_create): the budget is this limit less a reserve.
+	 */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);

@@ -16,12 +16,11 @@
 
 #include "fs/resolve.h"
 
-/* Replies with the entry of name, just made under the request's parent. */
-static int reply_new_entry(struct fuse_call *c, struct fuse_inode *parent,
-			   const char *name)
+/* Replies with the entry of name, just made under the request's directory. */
+static int reply_new_entry(struct fuse_call *c, const char *name)
 {
 	struct fuse_entry_out e;
-	int r = fuse_lookup_entry(c->srv, parent, name, &e);
+	int r = fuse_lookup_entry(c->srv, c->ino, c->fd, name, &e);
 
 	return r ? r : fuse_reply(c, &e, sizeof(e));
 }
@@ -62,9 +61,9 @@ FUSE_OP(symlink)
 	if (tlen >= PATH_MAX)
 		return -ENAMETOOLONG;
 	/* The target is only text: the server never follows symlinks. */
-	if (symlinkat(target, c->ino->fd, name) < 0)
+	if (symlinkat(target, c->fd, name) < 0)
 		return -errno;
-	return reply_new_entry(c, c->ino, name);
+	return reply_new_entry(c, name);
 }
 
 FUSE_OP(mknod)
@@ -80,9 +79,9 @@ FUSE_OP(mknod)
 	r = fs_mknod_allowed(mode, &rdev, c->srv->opts.devices);
 	if (r)
 		return r;
-	if (mknodat(c->ino->fd, name, mode, rdev) < 0)
+	if (mknodat(c->fd, name, mode, rdev) < 0)
 		return -errno;
-	return reply_new_entry(c, c->ino, name);
+	return reply_new_entry(c, name);
 }
 
 FUSE_OP(mkdir)
@@ -93,9 +92,9 @@ FUSE_OP(mkdir)
 
 	if (r)
 		return r;
-	if (mkdirat(c->ino->fd, name, in.mode & ~in.umask & 07777) < 0)
+	if (mkdirat(c->fd, name, in.mode & ~in.umask & 07777) < 0)
 		return -errno;
-	return reply_new_entry(c, c->ino, name);
+	return reply_new_entry(c, name);
 }
 
 static int remove_name(struct fuse_call *c, int flags)
@@ -106,7 +105,7 @@ static int remove_name(struct fuse_call *c, int flags)
 
 	if (r || (r = need_dir(c)))
 		return r;
-	if (unlinkat(c->ino->fd, name, flags) < 0)
+	if (unlinkat(c->fd, name, flags) < 0)
 		return -errno;
 	return fuse_reply(c, NULL, 0);
 }
@@ -126,6 +125,7 @@ static int do_rename(struct fuse_call *c, uint64_t newdir, uint32_t flags,
 {
 	const char *oldname, *newname;
 	struct fuse_inode *nd;
+	struct fuse_ifd nfd;
 	int r;
 
 	if (flags & ~(uint32_t)(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
@@ -138,10 +138,11 @@ static int do_rename(struct fuse_call *c, uint64_t newdir, uint32_t flags,
 		return -ENOENT;
 	if (!S_ISDIR(nd->type))
 		r = -ENOTDIR;
-	else if (renameat2(c->ino->fd, oldname, nd->fd, newname, flags) < 0)
-		r = -errno;
-	else
-		r = fuse_reply(c, NULL, 0);
+	else if ((r = fuse_inode_fd(&c->srv->it, nd, &nfd)) == 0) {
+		r = renameat2(c->fd, oldname, nfd.fd, newname, flags) < 0 ? -errno :
+		    fuse_reply(c, NULL, 0);
+		fuse_inode_fd_put(&nfd);
+	}
 	fuse_inode_put(&c->srv->it, nd);
 	return r;
 }
@@ -166,6 +167,7 @@ FUSE_OP(link)
 {
 	struct fuse_link_in in;
 	struct fuse_inode *old;
+	struct fuse_ifd ofd = { .fd = -1 };
 	const char *name;
 	char num[16];
 	int r = dir_args(c, &in, sizeof(in), &name);
@@ -179,24 +181,29 @@ FUSE_OP(link)
 		r = -EPERM;
 		goto out;
 	}
+	r = fuse_inode_fd(&c->srv->it, old, &ofd);
+	if (r)
+		goto out;
 	/*
 	 * AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH, which a thread running
 	 * with a non-root fsuid lacks; the /proc magic link needs nothing
 	 * and names exactly the inode we hold.
 	 */
-	if (linkat(old->fd, "", c->ino->fd, name, AT_EMPTY_PATH) < 0) {
+	if (linkat(ofd.fd, "", c->fd, name, AT_EMPTY_PATH) < 0) {
 		if (errno != ENOENT && errno != EPERM) {
 			r = -errno;
 			goto out;
 		}
-		snprintf(num, sizeof(num), "%d", old->fd);
-		if (linkat(c->srv->proc_fd, num, c->ino->fd, name, AT_SYMLINK_FOLLOW) < 0) {
+		snprintf(num, sizeof(num), "%d", ofd.fd);
+		if (linkat(c->srv->proc_fd, num, c->fd, name, AT_SYMLINK_FOLLOW) < 0) {
 			r = -errno;
 			goto out;
 		}
 	}
-	r = reply_new_entry(c, c->ino, name);
+	r = reply_new_entry(c, name);
 out:
+	if (ofd.fd >= 0)
+		fuse_inode_fd_put(&ofd);
 	fuse_inode_put(&c->srv->it, old);
 	return r;
 }

@@ -96,7 +96,7 @@ FUSE_OP(opendir)
 	 * would also demand search permission, which opendir(3) does not.
 	 * The open is permission-checked as the caller.
 	 */
-	fd = fuse_reopen(c->srv, c->ino->fd, O_RDONLY | O_DIRECTORY);
+	fd = fuse_reopen(c->srv, c->fd, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return fd;
 	r = fuse_handle_add(&c->srv->ht, fd, O_RDONLY, c->ino, &out.fh);
@@ -125,10 +125,12 @@ static size_t make_record(struct fuse_server *s, struct fuse_handle *h, bool plu
 		memset(rec, 0, size);
 		/*
 		 * A failed lookup (raced unlink, full table) sends nodeid 0,
-		 * which the client takes as "no attributes for this one".
+		 * which the client takes as "no attributes for this one". The
+		 * names are looked up under the open directory itself: its
+		 * inode's O_PATH fd may be out of the cache.
 		 */
 		if (!is_dot(d->d_name) &&
-		    fuse_lookup_entry(s, h->inode, d->d_name, &dp->entry_out) != 0)
+		    fuse_lookup_entry(s, h->inode, h->fd, d->d_name, &dp->entry_out) != 0)
 			memset(&dp->entry_out, 0, sizeof(dp->entry_out));
 		de = &dp->dirent;
 		de->ino = dp->entry_out.nodeid ? dp->entry_out.attr.ino : d->d_ino;

@@ -3,7 +3,7 @@
  * FUSE handlers for names and attributes: LOOKUP, FORGET, BATCH_FORGET,
  * GETATTR, SETATTR, READLINK, STATFS, ACCESS, the xattr ops, and the
  * attribute/entry encoding every reply shares. Everything works on the
- * inode's O_PATH fd with AT_EMPTY_PATH; /proc is the fallback for kernels
+ * inode's O_PATH fd (c->fd, held for the request) with AT_EMPTY_PATH; /proc is the fallback for kernels
  * without fchmodat2/faccessat2 (before 6.6 / 5.8) and the way to xattrs.
  */
 #include "fs/fuse_int.h"
@@ -104,10 +104,10 @@ int fuse_enter_fd(struct fuse_server *s, struct fuse_inode *parent, int fd,
 	return 0;
 }
 
-int fuse_lookup_entry(struct fuse_server *s, struct fuse_inode *parent,
+int fuse_lookup_entry(struct fuse_server *s, struct fuse_inode *parent, int dirfd,
 		      const char *name, struct fuse_entry_out *e)
 {
-	int fd = fs_open_beneath(parent->fd, name, O_PATH, 0);
+	int fd = fs_open_beneath(dirfd, name, O_PATH, 0);
 
 	return fd < 0 ? fd : fuse_enter_fd(s, parent, fd, e);
 }
@@ -123,7 +123,7 @@ FUSE_OP(lookup)
 		return r;
 	if (!S_ISDIR(c->ino->type))
 		return -ENOTDIR;
-	r = fuse_lookup_entry(c->srv, c->ino, name, &e);
+	r = fuse_lookup_entry(c->srv, c->ino, c->fd, name, &e);
 	return r ? r : fuse_reply(c, &e, sizeof(e));
 }
 
@@ -156,7 +156,7 @@ static int reply_attr(struct fuse_call *c)
 {
 	struct fuse_attr_out out = { .attr_valid = c->srv->timeout_sec };
 	struct stat st;
-	int r = fuse_stat(c->ino->fd, &st);
+	int r = fuse_stat(c->fd, &st);
 
 	if (r)
 		return r;
@@ -180,13 +180,13 @@ static int set_mode(struct fuse_call *c, int hfd, mode_t mode)
 
 	if (hfd >= 0)
 		return fchmod(hfd, mode) < 0 ? -errno : 0;
-	if (syscall(SYS_fchmodat2, c->ino->fd, "", mode, AT_EMPTY_PATH) == 0)
+	if (syscall(SYS_fchmodat2, c->fd, "", mode, AT_EMPTY_PATH) == 0)
 		return 0;
 	if (errno != ENOSYS && errno != EINVAL)
 		return -errno;
 	if (S_ISLNK(c->ino->type))
 		return -EOPNOTSUPP;
-	path_of(num, sizeof(num), c->ino->fd);
+	path_of(num, sizeof(num), c->fd);
 	return fchmodat(c->srv->proc_fd, num, mode, 0) < 0 ? -errno : 0;
 }
 
@@ -217,7 +217,7 @@ static int set_size(struct fuse_call *c, struct fuse_handle *h, uint64_t size,
 	} else {
 		if (!S_ISREG(c->ino->type))
 			return S_ISDIR(c->ino->type) ? -EISDIR : -EINVAL;
-		fd = fuse_reopen(c->srv, c->ino->fd, O_WRONLY);
+		fd = fuse_reopen(c->srv, c->fd, O_WRONLY);
 		if (fd < 0)
 			return fd;
 	}
@@ -250,7 +250,7 @@ static int set_times(struct fuse_call *c, int hfd, const struct fuse_setattr_in 
 	}
 	if (hfd >= 0)
 		return futimens(hfd, ts) < 0 ? -errno : 0;
-	return utimensat(c->ino->fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ?
+	return utimensat(c->fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ?
 	       -errno : 0;
 }
 
@@ -279,7 +279,7 @@ FUSE_OP(setattr)
 	if (in.valid & (FATTR_UID | FATTR_GID)) {
 		uid_t u = (in.valid & FATTR_UID) ? in.uid : (uid_t)-1;
 		gid_t g = (in.valid & FATTR_GID) ? in.gid : (gid_t)-1;
-		if (fchownat(c->ino->fd, "", u, g, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+		if (fchownat(c->fd, "", u, g, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
 			r = -errno;
 			goto out;
 		}
@@ -309,7 +309,7 @@ FUSE_OP(readlink)
 
 	if (!S_ISLNK(c->ino->type))
 		return -EINVAL;
-	n = readlinkat(c->ino->fd, "", buf, sizeof(buf));
+	n = readlinkat(c->fd, "", buf, sizeof(buf));
 	if (n < 0)
 		return -errno;
 	return fuse_reply(c, buf, (size_t)n);
@@ -320,7 +320,7 @@ FUSE_OP(statfs)
 	struct fuse_statfs_out out = { 0 };
 	struct statfs sf;
 
-	if (fstatfs(c->ino->fd, &sf) < 0)
+	if (fstatfs(c->fd, &sf) < 0)
 		return -errno;
 	out.st.blocks = sf.f_blocks;
 	out.st.bfree = sf.f_bfree;
@@ -344,12 +344,12 @@ FUSE_OP(access)
 	if ((in.mask & W_OK) && c->srv->opts.readonly)
 		return -EROFS;
 	/* AT_EACCESS: check as the fsuid/fsgid this thread runs with. */
-	if (syscall(SYS_faccessat2, c->ino->fd, "", in.mask,
+	if (syscall(SYS_faccessat2, c->fd, "", in.mask,
 		    AT_EMPTY_PATH | AT_EACCESS) == 0)
 		return fuse_reply(c, NULL, 0);
 	if (errno != ENOSYS)
 		return -errno;
-	path_of(num, sizeof(num), c->ino->fd);
+	path_of(num, sizeof(num), c->fd);
 	if (faccessat(c->srv->proc_fd, num, (int)in.mask, AT_EACCESS) < 0)
 		return -errno;
 	return fuse_reply(c, NULL, 0);
@@ -381,7 +381,7 @@ static int xattr_name(struct fuse_call *c, uint32_t *off, enum fs_xattr_use use,
 
 static void proc_path(const struct fuse_call *c, char *buf, size_t n)
 {
-	snprintf(buf, n, "/proc/self/fd/%d", c->ino->fd);
+	snprintf(buf, n, "/proc/self/fd/%d", c->fd);
 }
 
 FUSE_OP(setxattr)

@@ -58,7 +58,7 @@ FUSE_OP(open)
 		return r;
 	if (S_ISDIR(c->ino->type))
 		return -EISDIR; /* OPENDIR opens directories */
-	fd = fuse_reopen(c->srv, c->ino->fd, fl);
+	fd = fuse_reopen(c->srv, c->fd, fl);
 	if (fd < 0)
 		return fd;
 	if (c->srv->killpriv_v2 && (in.open_flags & FUSE_OPEN_KILL_SUIDGID) &&
@@ -122,7 +122,7 @@ FUSE_OP(create)
 	if (!S_ISDIR(c->ino->type))
 		return -ENOTDIR;
 	bool created;
-	fd = fs_create_beneath(c->srv->proc_fd, c->ino->fd, name, fl,
+	fd = fs_create_beneath(c->srv->proc_fd, c->fd, name, fl,
 			       (in.mode & ~in.umask) & 07777, in.flags & O_EXCL, &created);
 	if (fd < 0)
 		return fd;
@@ -151,7 +151,7 @@ FUSE_OP(tmpfile)
 		return -ENOTDIR;
 	if ((fl & O_ACCMODE) == O_RDONLY)
 		return -EINVAL; /* O_TMPFILE needs write access */
-	fd = openat(c->ino->fd, ".", (fl & ~O_TRUNC) | O_TMPFILE | O_CLOEXEC,
+	fd = openat(c->fd, ".", (fl & ~O_TRUNC) | O_TMPFILE | O_CLOEXEC,
 		    (in.mode & ~in.umask) & 07777);
 	if (fd < 0)
 		return -errno;
@@ -304,9 +304,9 @@ FUSE_OP(syncfs)
 
 	/* syncfs(2) refuses O_PATH fds; any real fd on the filesystem will do. */
 	if (S_ISDIR(c->ino->type))
-		fd = openat(c->ino->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		fd = openat(c->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	else
-		fd = fuse_reopen(c->srv, c->ino->fd, O_RDONLY);
+		fd = fuse_reopen(c->srv, c->fd, O_RDONLY);
 	if (fd == -1)
 		fd = -errno;
 	if (fd < 0)
@@ -343,7 +343,7 @@ FUSE_OP(setupmapping)
 	if (in.fh == UINT64_MAX) {
 		if (!S_ISREG(c->ino->type))
 			return -EINVAL;
-		fd = fuse_reopen(c->srv, c->ino->fd, wr ? O_RDWR : O_RDONLY);
+		fd = fuse_reopen(c->srv, c->fd, wr ? O_RDWR : O_RDONLY);
 		if (fd < 0)
 			return fd;
 		/* The mapping holds its own reference to the file. */

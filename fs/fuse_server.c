@@ -25,9 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
+#include "fs/fs_fdbudget.h"
 #include "fs/resolve.h"
 
 size_t fuse_iov_total(const struct iovec *iov, unsigned n)
@@ -298,6 +298,11 @@ static int dispatch(struct fuse_call *c, const struct fuse_op_desc *d)
 		c->ino = fuse_inode_get(&s->it, c->h.nodeid);
 		if (!c->ino)
 			return -ENOENT;
+		/* Before the caller's credentials: a reopen by handle needs root's. */
+		r = fuse_inode_fd(&s->it, c->ino, &c->ino_fd);
+		if (r)
+			goto out;
+		c->fd = c->ino_fd.fd;
 	}
 	if ((d->flags & F_CREDS) && (c->h.uid || c->h.gid)) {
 		r = fs_creds_set(c->h.uid, c->h.gid, NULL, 0);
@@ -311,6 +316,8 @@ static int dispatch(struct fuse_call *c, const struct fuse_op_desc *d)
 	if (creds)
 		fs_creds_reset();
 out:
+	if (c->fd >= 0)
+		fuse_inode_fd_put(&c->ino_fd);
 	if (c->ino)
 		fuse_inode_put(&s->it, c->ino);
 	return r;
@@ -319,7 +326,7 @@ out:
 int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
 		       const struct fs_transport *t)
 {
-	struct fuse_call c = { .srv = s, .req = req, .t = t };
+	struct fuse_call c = { .srv = s, .req = req, .t = t, .fd = -1 };
 	uint8_t stackbuf[4096];
 	uint8_t *heap = NULL;
 	size_t total = fuse_iov_total(req->in, req->nin);
@@ -392,17 +399,13 @@ uint32_t fuse_server_max_request(const struct fuse_server *s)
 	return s->max_write + 4096;
 }
 
-static uint32_t default_limit(uint32_t want, uint32_t share_of_4)
+/* Say once per share what the client will meet when handles are missing. */
+static void note_no_handles(const char *root_dir)
 {
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-		uint64_t avail = rl.rlim_cur > 256 ? rl.rlim_cur - 256 : 64;
-		uint64_t cap = avail * share_of_4 / 4;
-		if (cap < want)
-			want = cap < 16 ? 16 : (uint32_t)cap;
-	}
-	return want;
+	fprintf(stderr, "stainless: fuse: %s: no file handles on this filesystem (or no "
+		"CAP_DAC_READ_SEARCH): every inode the client remembers holds an fd, and "
+		"past %u fds in the process lookups fail with ENFILE\n",
+		root_dir, fs_fd_limit());
 }
 
 int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
@@ -424,8 +427,8 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	s->max_write &= ~4095u;
 	s->timeout_sec = opts->cache == FS_CACHE_NEVER ? 0 :
 			 opts->cache == FS_CACHE_ALWAYS ? 86400 : 1;
-	uint32_t ni = s->params.max_inodes ? s->params.max_inodes : default_limit(1u << 20, 3);
-	uint32_t nh = s->params.max_handles ? s->params.max_handles : default_limit(1u << 16, 1);
+	uint32_t ni = s->params.max_inodes ? s->params.max_inodes : FUSE_INODES_DEFAULT;
+	uint32_t nh = s->params.max_handles ? s->params.max_handles : FUSE_HANDLES_DEFAULT;
 
 	fd = open(root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
@@ -437,35 +440,49 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 		goto err_fd;
 	}
 	s->root_dev = st.st_dev;
+	/* The share's own fds count too: many shares, one budget. */
+	r = fs_fd_charge();
+	if (r)
+		goto err_fd;
 	s->proc_fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (s->proc_fd < 0) {
 		r = -errno;
-		goto err_fd;
+		goto err_charge;
 	}
 	r = fuse_itable_init(&s->it, ni + 2);
 	if (r)
 		goto err_proc;
 	s->it.max_owners = nh; /* a lock owner's OFD costs what a handle does */
-	r = fuse_htable_init(&s->ht, nh + 1);
+	r = fuse_htable_init(&s->ht, nh + 1, &s->it);
 	if (r)
 		goto err_it;
 	r = fuse_lock_init(s);
 	if (r)
 		goto err_ht;
-	fuse_itable_set_root(&s->it, fd, &st);
+	r = fuse_itable_set_root(&s->it, fd, &st, !s->params.test_no_file_handles);
+	fd = -1; /* the table's now, or closed */
+	if (r)
+		goto err_lock;
+	if (!s->it.handles && !s->params.test_no_file_handles)
+		note_no_handles(root_dir);
 	pthread_mutex_init(&s->init_mu, NULL);
 	pthread_mutex_init(&s->dev_mu, NULL);
 	umask(0);
 	*out = s;
 	return 0;
+err_lock:
+	fuse_lock_fini(s);
 err_ht:
 	fuse_htable_fini(&s->ht);
 err_it:
 	fuse_itable_fini(&s->it);
 err_proc:
 	close(s->proc_fd);
+err_charge:
+	fs_fd_refund();
 err_fd:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 err_free:
 	free(s);
 	return r;
@@ -494,6 +511,7 @@ void fuse_server_destroy(struct fuse_server *s)
 	fuse_htable_fini(&s->ht);
 	fuse_itable_fini(&s->it);
 	close(s->proc_fd);
+	fs_fd_refund();
 	pthread_mutex_destroy(&s->init_mu);
 	pthread_mutex_destroy(&s->dev_mu);
 	free(s);

@@ -35,6 +35,11 @@
  * handler for it (without SA_RESTART). Keep that signal free in the process
  * and unblocked in no thread the server creates (it unblocks it itself).
  *
+ * Every host fd the server keeps for a client is charged to the process's
+ * fd budget (fs_fdbudget.h): one limit across all shares, however many
+ * inodes their clients remember (reopened by file handle where the
+ * filesystem gives them) and files they keep open (ENFILE beyond it).
+ *
  * The server creates nothing in the process but file descriptors, those
  * helper threads and a umask(0) at creation (the client already applied its
  * own umask; the host's must not apply a second time).
@@ -74,13 +79,21 @@ struct fuse_dax_ops {
 
 /* Knobs a front end or a test may set; zero means the default. */
 struct fuse_server_params {
-	uint32_t max_inodes;  /* O_PATH fds held for the client (ENFILE beyond) */
-	uint32_t max_handles; /* open files and directories (ENFILE beyond) */
+	/*
+	 * Table slots (memory; see fuse_inode.h for the bytes): inodes the
+	 * client may remember and files it may keep open, ENFILE beyond.
+	 * Host fds are bounded by the process's budget (fs_fdbudget.h),
+	 * shared with every other share.
+	 */
+	uint32_t max_inodes;  /* FUSE_INODES_DEFAULT */
+	uint32_t max_handles; /* FUSE_HANDLES_DEFAULT */
 	uint32_t max_write;   /* largest WRITE/READ payload offered at INIT */
 	const struct fuse_dax_ops *dax; /* NULL: no DAX window */
 	void *dax_ctx;
 	/* Offer FUSE_OVER_IO_URING at INIT (fuse-mount's per-CPU rings). */
 	bool io_uring;
+	/* Test only: no file handles, as on a filesystem without them. */
+	bool test_no_file_handles;
 	/* Test only: pretend every RWF_NOWAIT read would block. */
 	bool test_nowait_blocks;
 };

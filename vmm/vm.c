@@ -544,12 +544,12 @@ out:
 }
 
 /*
- * Every share keeps one O_PATH fd per inode the guest holds and sizes its
- * inode table from RLIMIT_NOFILE (fs/fuse_server.c). At the usual soft
- * limit of 1024 a guest could hold only ~576 inodes before every create or
- * lookup failed with ENFILE (e2e fs-never: 10,000 files in a directory), so
+ * The shares' fds come from one process budget read from RLIMIT_NOFILE on
+ * first use (fs/fs_fdbudget.h): files the guest keeps open, and inodes it
+ * remembers where the host filesystem gives no file handles. At the usual
+ * soft limit of 1024 that is under 800 fds for every share together, so
  * take the hard limit and, where allowed (root), fs.nr_open up to 1M, as
- * virtiofsd does.
+ * virtiofsd does -- before the first share is created.
  */
 int vm_raise_nofile(void)
 {
@@ -596,7 +596,7 @@ int vm_run_main(int argc, char **argv)
 		free(vm);
 		return rc < 0 ? 2 : 0;
 	}
-	vm_raise_nofile(); /* best effort: the shares then just hold fewer inodes */
+	vm_raise_nofile(); /* best effort: the shares then just keep fewer fds */
 	rc = vm_run(vm, &t0);
 	free(vm);
 	return rc;
