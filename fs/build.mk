@@ -9,5 +9,5 @@ LIB_SRCS += fs/fuse_uring.c fs/fuse_server.c fs/fuse_inode.c fs/fuse_ops_entry.c
             fs/fuse_ops_file.c fs/fuse_ops_rw.c fs/fuse_ops_dir.c \
             fs/fuse_lock.c
 UNIT_TESTS += test_p9wire test_p9 test_p9ops test_p9lock test_p9fuzz
-UNIT_TESTS += test_fuse test_fuse_dir test_fuse_lock test_fuse_bad test_fuse_handover
+UNIT_TESTS += test_fuse test_fuse_dir test_fuse_lock test_fuse_bad test_fuse_handover test_fuse_hostile
 BENCHES += p9_load
