@@ -10,7 +10,9 @@
 #      devices EPERM unless --devices (and even then Tlopen refuses them).
 #   3. xattrs: user.* and POSIX ACLs pass; security.*, trusted.*, other
 #      namespaces: set/remove EOPNOTSUPP, get ENODATA, never listed;
-#      user.stainless.* is reserved (set/remove EPERM, get ENODATA, hidden).
+#      user.stainless.* is reserved (set/remove EPERM, get ENODATA, hidden);
+#      with --xattr-map they are kept as user.stainless.security.X and
+#      user.stainless.trusted.X on the host and read back by their names.
 #   4. Txattrcreate buffers meet a per-session byte budget (ENOMEM).
 #   5. One process fd budget: a fid flood gets ENFILE, the server serves on.
 #   6. Any u32 but NOFID is a fid number.
@@ -306,6 +308,37 @@ if serve "$SOCK" -- --devices; then
 	rm -f "$SHARE/dzero"
 else
 	fail "devices: 9p-serve --devices did not start"
+fi
+
+# --- Rule 3 with --xattr-map: security.X/trusted.X stored as user.stainless.X ---
+SOCK=$T/s4
+if serve "$SOCK" -- --xattr-map; then
+	want "map-xset-trusted"    0 xset xm trusted.overlay.opaque y
+	host "map-xset-trusted-host" "user.stainless.trusted.overlay.opaque=y, no trusted.* on the host" \
+		sh -c 'getfattr -h --absolute-names --only-values -n user.stainless.trusted.overlay.opaque "$1" | grep -qx y &&
+		       ! getfattr -h -n trusted.overlay.opaque "$1"' sh "$SHARE/xm"
+	want "map-xset-security"   0 xset xm security.selinux maplabel
+	host "map-xset-security-host" "user.stainless.security.selinux=maplabel on the host" \
+		xval "$SHARE/xm" user.stainless.security.selinux maplabel
+	want "map-xget-trusted"    "0 y" xget xm trusted.overlay.opaque
+	want "map-xget-security"   "0 maplabel" xget xm security.selinux
+	run xlist xm
+	if [ $RC -ne 0 ] || [ "${OUT%% *}" != 0 ]; then fail "map-xlist: $OUT"
+	elif ! listed trusted.overlay.opaque || ! listed security.selinux; then fail "map-xlist: a mapped name missing: $OUT"
+	else case " $OUT " in
+		*" user.stainless."*) fail "map-xlist: lists the reserved prefix: $OUT" ;;
+		*) pass "map-xlist: $OUT" ;;
+		esac
+	fi
+	want "map-xset-reserved"   EPERM xset xm user.stainless.trusted.overlay.opaque w
+	want "map-xget-host-real-trusted" ENODATA xget xfile trusted.overlay.opaque
+	want "map-xset-system"     EOPNOTSUPP xset xm system.foo w
+	want "map-xdel-trusted"    0 xdel xm trusted.overlay.opaque
+	host "map-xdel-trusted-host" "user.stainless.trusted.overlay.opaque gone" \
+		nox "$SHARE/xm" user.stainless.trusted.overlay.opaque
+	alive "map-after"
+else
+	fail "xattr-map: 9p-serve --xattr-map did not start"
 fi
 
 # --- Rule 5: the fd flood, under a small RLIMIT_NOFILE ---
