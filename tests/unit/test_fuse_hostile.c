@@ -480,6 +480,90 @@ START_TEST(xattr_list_hidden)
 }
 END_TEST
 
+/*
+ * xattr=map: security.X and trusted.X live on the host as
+ * user.stainless.security.X / user.stainless.trusted.X and come back under
+ * their own names; the host's real security.* and trusted.* stay unseen.
+ */
+static void start_mapped(void)
+{
+	struct fs_options o;
+
+	fs_options_default(&o);
+	o.xattr = true;
+	o.xattr_map = true;
+	tf_start(&o, NULL, true);
+}
+
+static bool host_is(const char *file, const char *name, const char *value)
+{
+	char buf[256];
+	ssize_t n = lgetxattr(tf_path(file), name, buf, sizeof(buf));
+
+	return n == (ssize_t)strlen(value) && !memcmp(buf, value, (size_t)n);
+}
+
+START_TEST(xattr_map_stores_under_reserved_prefix)
+{
+	char buf[1024];
+
+	start_mapped();
+	tf_write_host("m", "x");
+	uint64_t m = tf_nodeid(FUSE_ROOT_ID, "m");
+	ck_assert_int_eq(hsetxattr(m, "trusted.overlay.opaque", "y", 1), 0);
+	ck_assert(host_is("m", "user.stainless.trusted.overlay.opaque", "y"));
+	ck_assert(!host_has("m", "trusted.overlay.opaque"));
+	ck_assert_int_eq(hsetxattr(m, "security.selinux", "label", 5), 0);
+	ck_assert(host_is("m", "user.stainless.security.selinux", "label"));
+	ck_assert(!host_is("m", "security.selinux", "label"));
+	ck_assert_int_eq(hgetxattr(m, "trusted.overlay.opaque", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "y");
+	ck_assert_int_eq(hgetxattr(m, "security.selinux", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "label");
+	size_t len = hlistxattr(m, buf, sizeof(buf));
+	ck_assert(listed(buf, len, "trusted.overlay.opaque"));
+	ck_assert(listed(buf, len, "security.selinux"));
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		ck_assert_msg(strncmp(buf + i, "user.stainless.", 15), "lists %s", buf + i);
+	ck_assert_int_eq(hreq(FUSE_REMOVEXATTR, m, NULL, 0, "trusted.overlay.opaque", NULL, NULL, 0),
+			 0);
+	ck_assert(!host_has("m", "user.stainless.trusted.overlay.opaque"));
+	still_serving();
+}
+END_TEST
+
+START_TEST(xattr_map_hides_the_hosts_own)
+{
+	char buf[1024];
+
+	start_mapped();
+	preset_xattrs("x");
+	uint64_t x = tf_nodeid(FUSE_ROOT_ID, "x");
+	/* The host's real trusted.overlay.opaque is not the client's. */
+	ck_assert_int_eq(hgetxattr(x, "trusted.overlay.opaque", buf, sizeof(buf)), -ENODATA);
+	ck_assert_int_ne(hreq(FUSE_REMOVEXATTR, x, NULL, 0, "trusted.overlay.opaque", NULL, NULL, 0),
+			 0);
+	ck_assert(host_has("x", "trusted.overlay.opaque"));
+	size_t len = hlistxattr(x, buf, sizeof(buf));
+	ck_assert(!listed(buf, len, "trusted.overlay.opaque"));
+	ck_assert(!listed(buf, len, "security.capability"));
+	ck_assert(listed(buf, len, "user.ok"));
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		ck_assert_msg(strncmp(buf + i, "user.stainless.", 15), "lists %s", buf + i);
+	/* What the host stored under the prefix is the client's trusted.* */
+	ck_assert_int_eq(lsetxattr(tf_path("x"), "user.stainless.trusted.overlay.opaque", "z", 1, 0),
+			 0);
+	ck_assert_int_eq(hgetxattr(x, "trusted.overlay.opaque", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "z");
+	/* The prefix itself stays reserved; other namespaces stay refused. */
+	ck_assert_int_eq(hgetxattr(x, "user.stainless.x", buf, sizeof(buf)), -ENODATA);
+	ck_assert_int_eq(hsetxattr(x, "user.stainless.trusted.overlay.opaque", "w", 1), -EPERM);
+	ck_assert(host_is("x", "user.stainless.trusted.overlay.opaque", "z"));
+	ck_assert_int_eq(hsetxattr(x, "system.foo", "w", 1), -EOPNOTSUPP);
+	still_serving();
+}
+END_TEST
+
 /* POSIX ACLs pass: the host checks them against the caller's credentials. */
 START_TEST(xattr_posix_acl_passes)
 {
@@ -645,6 +729,8 @@ int main(void)
 	tcase_add_test(tc, xattr_get_hidden);
 	tcase_add_test(tc, xattr_list_hidden);
 	tcase_add_test(tc, xattr_posix_acl_passes);
+	tcase_add_test(tc, xattr_map_stores_under_reserved_prefix);
+	tcase_add_test(tc, xattr_map_hides_the_hosts_own);
 	tcase_add_test(tc, symlinks_out_are_text);
 	tcase_add_test(tc, open_symlink_nodeid);
 	tcase_add_test(tc, symlink_to_root_is_no_directory);
