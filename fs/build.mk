@@ -11,5 +11,5 @@ LIB_SRCS += fs/fuse_uring.c fs/fuse_server.c fs/fuse_inode.c fs/fuse_handle.c fs
 UNIT_TESTS += test_fs_xattr test_p9wire test_p9 test_p9ops test_p9xattr test_p9lock test_p9fuzz \
               test_p9_limits
 UNIT_TESTS += test_fuse test_fuse_dir test_fuse_xattr test_fuse_lock test_fuse_bad test_fuse_handover \
-              test_fuse_fds
+              test_fuse_fds test_fuse_hostile
 BENCHES += p9_load

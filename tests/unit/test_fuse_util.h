@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <linux/fuse.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,61 @@ static inline const char *tf_path(const char *name)
 	return b;
 }
 
+/*
+ * With tf_serve_on_thread set, every request is answered on one serving
+ * thread of its own rather than on the test's thread. Serving limits a
+ * thread's capabilities (fs_caps_limit), and a test that checks the host
+ * with trusted.* names needs CAP_SYS_ADMIN on its own thread afterwards:
+ * without it trusted.* is simply invisible, and a "not on the host" check
+ * would pass for the wrong reason.
+ */
+static bool tf_serve_on_thread;
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct fs_req *req;
+	const struct fs_transport *t;
+	bool busy, started;
+	int ret;
+	pthread_t thread;
+} tf_srv_thread = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+static inline void *tf_serving_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&tf_srv_thread.mu);
+	for (;;) {
+		while (!tf_srv_thread.busy)
+			pthread_cond_wait(&tf_srv_thread.cv, &tf_srv_thread.mu);
+		tf_srv_thread.ret = fuse_server_handle(srv, tf_srv_thread.req, tf_srv_thread.t);
+		tf_srv_thread.busy = false;
+		pthread_cond_broadcast(&tf_srv_thread.cv);
+	}
+	return NULL;
+}
+
+static inline int tf_handle(struct fs_req *req, const struct fs_transport *t)
+{
+	int r;
+
+	if (!tf_serve_on_thread)
+		return fuse_server_handle(srv, req, t);
+	pthread_mutex_lock(&tf_srv_thread.mu);
+	if (!tf_srv_thread.started) {
+		ck_assert_int_eq(pthread_create(&tf_srv_thread.thread, NULL, tf_serving_main, NULL), 0);
+		tf_srv_thread.started = true;
+	}
+	tf_srv_thread.req = req;
+	tf_srv_thread.t = t;
+	tf_srv_thread.busy = true;
+	pthread_cond_broadcast(&tf_srv_thread.cv);
+	while (tf_srv_thread.busy)
+		pthread_cond_wait(&tf_srv_thread.cv, &tf_srv_thread.mu);
+	r = tf_srv_thread.ret;
+	pthread_mutex_unlock(&tf_srv_thread.mu);
+	return r;
+}
+
 /* Feeds len bytes of tf_inbuf to the server; the reply lands in tf_outbuf. */
 static inline int tf_send(size_t len, const struct fs_transport *t)
 {
@@ -65,7 +121,7 @@ static inline int tf_send(size_t len, const struct fs_transport *t)
 	struct fs_req req = { .in = in, .nin = nin, .out = out,
 			      .nout = tf_outcap > first ? 2 : 1 };
 	memset(&tf_oh, 0, sizeof(tf_oh));
-	tf_ret = fuse_server_handle(srv, &req, t);
+	tf_ret = tf_handle(&req, t);
 	if (tf_ret > 0)
 		memcpy(&tf_oh, tf_outbuf, sizeof(tf_oh));
 	return tf_ret;
