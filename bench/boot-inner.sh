@@ -8,19 +8,20 @@
 # flips every round, so neither always runs on a warmer cache), and prints
 # one BOOTBENCH line per boot for bench/boot.sh to reduce.
 #
-#   boot-inner.sh ROUNDS KERNEL INITRD STAINLESS BOOTMETER [QEMU]
+#   boot-inner.sh ROUNDS KERNEL INITRD STAINLESS BOOTMETER [QEMU [VCPUS]]
 #
-# Both VMMs get 1 vCPU, 256 MiB in a shared memfd (so guest RAM counts as
+# Both VMMs get VCPUS vCPUs (default 1), 256 MiB in a shared memfd (so guest RAM counts as
 # RssShmem for both and is left out of the VMM's own RSS), the same kernel
 # command line, and are stopped when the guest prints STAINLESS-GUEST-UP.
 set -u
-rounds=$1 kernel=$2 initrd=$3 stainless=$4 meter=$5 qemu=${6:-}
-cmdline="console=ttyS0 reboot=k panic=-1 loglevel=5 stainless.case=boot-1cpu"
+rounds=$1 kernel=$2 initrd=$3 stainless=$4 meter=$5 qemu=${6:-} vcpus=${7:-1}
+case $vcpus in 1) case=boot-1cpu ;; *) case=boot-2cpu ;; esac
+cmdline="console=ttyS0 reboot=k panic=-1 loglevel=5 stainless.case=$case"
 marker=STAINLESS-GUEST-UP
 
 run_stainless() {
 	STAINLESS_BOOT_TRACE=1 "$meter" "$marker" 120 memfd:stainless-ram "$stainless" run --kernel "$kernel" \
-		--initrd "$initrd" --mem 256M --cpus 1 --cmdline "$cmdline" </dev/null
+		--initrd "$initrd" --mem 256M --cpus "$vcpus" --cmdline "$cmdline" </dev/null
 }
 
 # acpi=off: microvm then announces its devices on the command line, as
@@ -28,7 +29,7 @@ run_stainless() {
 run_qemu() {
 	"$meter" "$marker" 120 memfd:memory-backend-memfd "$qemu" -M microvm,acpi=off,memory-backend=mem \
 		-object memory-backend-memfd,id=mem,size=256M,share=on \
-		-enable-kvm -cpu host -smp 1 -m 256M -nodefaults -no-user-config \
+		-enable-kvm -cpu host -smp "$vcpus" -m 256M -nodefaults -no-user-config \
 		-nographic -serial stdio -kernel "$kernel" -initrd "$initrd" \
 		-append "$cmdline" </dev/null
 }

@@ -75,6 +75,7 @@ struct mount_req {
 struct channel {
 	bool want_uring;
 	struct fuse_uring *uring;
+	struct fs_keeper *uring_keeper;  /* started here, before any thread serves */
 	struct fuse_handover *handover;  /* NULL: no handing over */
 	cpu_set_t anywhere;              /* where the lone reader may run */
 };
@@ -145,7 +146,7 @@ static void start_uring(struct reader *rd)
 
 	if (!rd->ch->want_uring || rd->ch->uring || !fuse_server_io_uring(rd->srv))
 		return;
-	r = fuse_uring_start(&rd->ch->uring, rd->srv, rd->fd);
+	r = fuse_uring_start(&rd->ch->uring, rd->srv, rd->fd, rd->ch->uring_keeper);
 	if (r) {
 		fprintf(stderr, "stainless: fuse-mount: io_uring channel: %s; "
 			"serving through /dev/fuse\n", strerror(-r));
@@ -373,6 +374,8 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char
 			ch->handover = &handover;
 		}
 	}
+	if (ch->want_uring)
+		ch->uring_keeper = fs_keeper_start(fuse_uring_queues());
 	if (want == 0) {
 		cpus[0] = -1;  /* --single, --uring: one reader, anywhere */
 		want = 1;
@@ -413,6 +416,7 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char
 	}
 	fs_keeper_stop(keeper);
 	fuse_uring_stop(ch->uring);
+	fs_keeper_stop(ch->uring_keeper);
 	return n ? 0 : 1;
 }
 

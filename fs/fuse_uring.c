@@ -335,7 +335,13 @@ static void queue_fini(struct uqueue *q)
 	q->ring_ok = false;
 }
 
-int fuse_uring_start(struct fuse_uring **out, struct fuse_server *srv, int dev_fd)
+unsigned fuse_uring_queues(void)
+{
+	return possible_cpus();
+}
+
+int fuse_uring_start(struct fuse_uring **out, struct fuse_server *srv, int dev_fd,
+		     struct fs_keeper *keeper)
 {
 	struct fuse_uring *u = calloc(1, sizeof(*u));
 	int r = 0;
@@ -354,8 +360,7 @@ int fuse_uring_start(struct fuse_uring **out, struct fuse_server *srv, int dev_f
 		u->qs[i].wake_fd = -1;
 	for (unsigned i = 0; i < u->nq && !r; i++)
 		r = queue_init(u, &u->qs[i], i);
-	if (!r)
-		u->keeper = fs_keeper_start(u->nq);
+	u->keeper = keeper;
 	for (unsigned i = 0; i < u->nq && !r; i++) {
 		r = -pthread_create(&u->qs[i].thread, NULL, queue_main, &u->qs[i]);
 		u->qs[i].started = !r;
@@ -375,8 +380,6 @@ void fuse_uring_stop(struct fuse_uring *u)
 
 	if (!u)
 		return;
-	fs_keeper_stop(u->keeper);
-	u->keeper = NULL;
 	for (unsigned i = 0; i < u->nq; i++) {
 		struct uqueue *q = &u->qs[i];
 		atomic_store(&q->stop, true);

@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
+struct fs_keeper;
 struct fuse_server;
 struct fuse_uring;
 
@@ -45,12 +46,20 @@ struct fuse_uring;
 /* Whether this kernel lets a server use FUSE over io_uring now. */
 bool fuse_uring_enabled(void);
 
+/* How many queues (and threads) fuse_uring_start() makes: one per possible CPU. */
+unsigned fuse_uring_queues(void);
+
 /*
  * Registers the entries of every queue on dev_fd (the mount's /dev/fuse,
  * after INIT accepted FUSE_OVER_IO_URING) and starts their threads.
+ * keeper (fuse_uring_queues() threads, may be NULL, not owned) must have
+ * been started by a thread that has served no request: serving takes
+ * CAP_SYS_NICE away (fs_caps_limit), and the keeper's watcher needs it to
+ * lift the queue threads out of the idle class.
  * Returns 0 or -errno (nothing started: /dev/fuse keeps serving).
  */
-int fuse_uring_start(struct fuse_uring **out, struct fuse_server *srv, int dev_fd);
+int fuse_uring_start(struct fuse_uring **out, struct fuse_server *srv, int dev_fd,
+		     struct fs_keeper *keeper);
 
 /*
  * Splits the request the kernel left in an entry into the server's view:
