@@ -102,7 +102,7 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 REV=$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs 2>/dev/null || echo '+fs-changes')  # the tree as measured
 START=$(date +%s)
-echo "p9_bench: $ROUNDS rounds x 10 rows x 3 servers, ${SECONDS_PER}s each" >&2
+echo "p9_bench: $ROUNDS rounds x 10 rows x $(echo $SERVERS | wc -w) servers, ${SECONDS_PER}s each" >&2
 for round in $(seq "$ROUNDS"); do
 	order=$(rotate "$round")
 	for op in $OPS; do
