@@ -8,15 +8,15 @@
 # flips every round, so neither always runs on a warmer cache), and prints
 # one BOOTBENCH line per boot for bench/boot.sh to reduce.
 #
-#   boot-inner.sh ROUNDS KERNEL INITRD STAINLESS BOOTMETER [QEMU [VCPUS]]
+#   boot-inner.sh ROUNDS KERNEL INITRD STAINLESS BOOTMETER [QEMU [VCPUS [EXTRA]]]
 #
 # Both VMMs get VCPUS vCPUs (default 1), 256 MiB in a shared memfd (so guest RAM counts as
 # RssShmem for both and is left out of the VMM's own RSS), the same kernel
 # command line, and are stopped when the guest prints STAINLESS-GUEST-UP.
 set -u
-rounds=$1 kernel=$2 initrd=$3 stainless=$4 meter=$5 qemu=${6:-} vcpus=${7:-1}
+rounds=$1 kernel=$2 initrd=$3 stainless=$4 meter=$5 qemu=${6:-} vcpus=${7:-1} extra=${8:-}
 case $vcpus in 1) case=boot-1cpu ;; *) case=boot-2cpu ;; esac
-cmdline="console=ttyS0 reboot=k panic=-1 loglevel=5 stainless.case=$case"
+cmdline="console=ttyS0 reboot=k panic=-1 loglevel=5 stainless.case=$case${extra:+ $extra}"
 marker=STAINLESS-GUEST-UP
 
 run_stainless() {

@@ -14,14 +14,15 @@
 # Output: a table on stdout, raw lines and the table in docs/benchmarks/.
 #
 # Environment: ROUNDS (default 5), VCPUS (guest vCPUs for both VMMs, default
-# 1), O, STAINLESS, E2E_MODE as for the e2e run. A boot that never reaches
+# 1), CMDLINE_EXTRA (more guest kernel command line words, e.g. noxsave), O,
+# STAINLESS, E2E_MODE as for the e2e run. A boot that never reaches
 # the marker is counted per VMM ("did not reach init"): with many ROUNDS this
 # is the nested host's stall rate for each VMM under the same load.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
-: "${O:=build}" "${ROUNDS:=5}" "${VCPUS:=1}"
+: "${O:=build}" "${ROUNDS:=5}" "${VCPUS:=1}" "${CMDLINE_EXTRA:=}"
 case $O in /*) ;; *) O=$TOP/$O ;; esac
 STAINLESS=${STAINLESS:-$O/stainless}
 export STAINLESS
@@ -38,12 +39,12 @@ raw=$(mktemp)
 trap 'rm -f "$raw" "$raw.run"' EXIT
 if [ "$E2E_MODE_USED" = direct ]; then
 	sh bench/boot-inner.sh "$ROUNDS" "$GUEST_KERNEL" "$GUEST_INITRD" "$STAINLESS" \
-		"$meter" "$qemu" "$VCPUS" | tee "$raw"
+		"$meter" "$qemu" "$VCPUS" "$CMDLINE_EXTRA" | tee "$raw"
 else
 	# The host runs /bench/run after its (no) e2e cases: QEMU, its
 	# firmware, the meter and the inner script are packed in.
-	printf '#!/bin/sh\nsh /bench/boot-inner.sh %s "$GUEST_KERNEL" "$GUEST_INITRD" "$STAINLESS" /bench/bootmeter /usr/bin/qemu-system-x86_64 %s\n' \
-		"$ROUNDS" "$VCPUS" >"$raw.run"
+	printf '#!/bin/sh\nsh /bench/boot-inner.sh %s "$GUEST_KERNEL" "$GUEST_INITRD" "$STAINLESS" /bench/bootmeter /usr/bin/qemu-system-x86_64 %s "%s"\n' \
+		"$ROUNDS" "$VCPUS" "$CMDLINE_EXTRA" >"$raw.run"
 	E2E_TESTHOST_EXTRA=(--extra-bin "$qemu:/usr/bin/qemu-system-x86_64"
 		--extra-bin "$meter:/bench/bootmeter"
 		--extra-file "$TOP/bench/boot-inner.sh:/bench/boot-inner.sh"
@@ -83,7 +84,7 @@ out=$TOP/docs/benchmarks/boot.txt
 {
 	echo "# make bench-boot, $(date -u +%Y-%m-%d), $E2E_MODE_USED mode ($E2E_MODE_WHY)"
 	echo "# host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "# guest: $(basename "$GUEST_KERNEL"), $VCPUS vCPU(s), 256 MiB; $n interleaved rounds, medians; QEMU: $("$qemu" --version | head -n 1)"
+	echo "# guest: $(basename "$GUEST_KERNEL"), $VCPUS vCPU(s), 256 MiB${CMDLINE_EXTRA:+, cmdline +'$CMDLINE_EXTRA'}; $n interleaved rounds, medians; QEMU: $("$qemu" --version | head -n 1)"
 	printf '%-44s %12s %12s %10s\n' "metric (median)" stainless qemu-microvm "qemu/stn"
 	for row in "VMM start to first KVM_RUN, wall ms:first_run_wall_ms" \
 		"VMM start to first KVM_RUN, CPU ms:first_run_cpu_ms" \
