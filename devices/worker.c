@@ -25,7 +25,10 @@ enum { TAG_KICK = 1, TAG_STOP = 2, TAG_WAKE = 3 };
  * network file system under the share, a disk in error recovery); a
  * reset or a shutdown must not wait for it, since the vCPU that asked
  * for the reset waits in turn. After this the thread is left to finish
- * its request on its own and then end, touching no ring.
+ * its request on its own and then end, touching no ring. Its late reply
+ * may still land in buffers the guest reuses after the reset, as DMA in
+ * flight would on a real device reset too: the guest's own memory, never
+ * the host's.
  */
 #define WORKER_STOP_GRACE_MS 1000
 
