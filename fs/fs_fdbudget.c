@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <sys/resource.h>
 
 static atomic_uint used;
@@ -69,4 +70,29 @@ bool fs_fd_tight(void)
 unsigned fs_fd_used(void)
 {
 	return atomic_load_explicit(&used, memory_order_relaxed);
+}
+
+int fs_fd_raise_nofile(void)
+{
+	rlim_t want = 1 << 20;
+	unsigned long long nr;
+	struct rlimit rl;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &nr) == 1 && nr < want)
+			want = (rlim_t)nr;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want) {
+		struct rlimit up = { want, want };
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			return 0;
+	}
+	if (rl.rlim_cur == rl.rlim_max)
+		return 0;
+	rl.rlim_cur = rl.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &rl) < 0 ? -errno : 0;
 }

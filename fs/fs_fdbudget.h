@@ -42,6 +42,16 @@ unsigned fs_fd_limit(void);
  */
 void fs_fd_set_limit(unsigned limit);
 
+/*
+ * Raises RLIMIT_NOFILE as far as this process may: the hard limit, and
+ * where allowed (root) fs.nr_open up to 1M, as virtiofsd does. At the
+ * usual soft limit of 1024 every share of the process together would
+ * keep under 800 fds. Each command that serves clients (run, fuse-mount,
+ * 9p-serve) calls it before its first share exists, since the budget is
+ * read from the limit at first use. 0 or -errno.
+ */
+int fs_fd_raise_nofile(void);
+
 /* The limit fs_fd_limit() starts from for a given RLIMIT_NOFILE value. */
 unsigned fs_fd_limit_for(unsigned long nofile);
 

@@ -28,11 +28,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fs/fs_fdbudget.h"
 #include "fs/fs_keeper.h"
 #include "fs/fs_options.h"
 #include "fs/fs_wait.h"
@@ -427,21 +427,13 @@ int fuse_mount_main(int argc, char **argv)
 	struct channel ch = { 0 };
 	bool uring = false, single = false;
 	const char *dir = NULL, *mnt = NULL;
-	struct rlimit rl;
 	char opts[256];
 	int fd, r;
 
 	r = parse_args(argc, argv, &o, &dir, &mnt, &uring, &single);
 	if (r || (r = check_dir("share", dir)) || (r = check_dir("mount point", mnt)))
 		return r;
-	/*
-	 * Soft to hard, as virtiofsd does, before the fd budget is first read
-	 * (fuse_server_create): the budget is this limit less a reserve.
-	 */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	fs_fd_raise_nofile(); /* before the budget is first read; best effort */
 	ch.want_uring = uring && fuse_uring_enabled();
 	if (uring && !ch.want_uring)
 		fprintf(stderr, "stainless: fuse-mount: --uring: this kernel does not offer FUSE "

@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fs/fs_fdbudget.h"
 #include "fs/fs_options.h"
 #include "fs/fs_wait.h"
 #include "fs/p9_server.h"
@@ -484,6 +485,7 @@ int p9_serve_main(int argc, char **argv)
 		return fail("%s", optind >= argc ? "missing the directory to share"
 						 : "exactly one directory to share expected");
 	dir = argv[optind];
+	fs_fd_raise_nofile(); /* before the budget is first read; best effort */
 	err = p9_server_create(&srv, dir, &opts);
 	if (err < 0) {
 		fprintf(stderr, "stainless: 9p-serve: cannot share '%s': %s\n", dir, strerror(-err));

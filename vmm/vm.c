@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "devices/gmem.h"
+#include "fs/fs_fdbudget.h"
 #include "devices/virtio.h"
 #include "devices/virtio_9p.h"
 #include "devices/virtio_fs.h"
@@ -543,39 +544,6 @@ out:
 	return vm->exit_code;
 }
 
-/*
- * The shares' fds come from one process budget read from RLIMIT_NOFILE on
- * first use (fs/fs_fdbudget.h): files the guest keeps open, and inodes it
- * remembers where the host filesystem gives no file handles. At the usual
- * soft limit of 1024 that is under 800 fds for every share together, so
- * take the hard limit and, where allowed (root), fs.nr_open up to 1M, as
- * virtiofsd does -- before the first share is created.
- */
-int vm_raise_nofile(void)
-{
-	rlim_t want = 1 << 20;
-	unsigned long long nr;
-	struct rlimit rl;
-	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
-
-	if (f) {
-		if (fscanf(f, "%llu", &nr) == 1 && nr < want)
-			want = (rlim_t)nr;
-		fclose(f);
-	}
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return -errno;
-	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want) {
-		struct rlimit up = { want, want };
-		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
-			return 0;
-	}
-	if (rl.rlim_cur == rl.rlim_max)
-		return 0;
-	rl.rlim_cur = rl.rlim_max;
-	return setrlimit(RLIMIT_NOFILE, &rl) < 0 ? -errno : 0;
-}
-
 int vm_run_main(int argc, char **argv)
 {
 	struct vm *vm = calloc(1, sizeof(*vm));
@@ -596,7 +564,7 @@ int vm_run_main(int argc, char **argv)
 		free(vm);
 		return rc < 0 ? 2 : 0;
 	}
-	vm_raise_nofile(); /* best effort: the shares then just keep fewer fds */
+	fs_fd_raise_nofile(); /* best effort: the shares then just keep fewer fds */
 	rc = vm_run(vm, &t0);
 	free(vm);
 	return rc;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "fs/fs_fdbudget.h"
 #include "fs/fs_options.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/cli_util.h"
@@ -469,7 +470,7 @@ START_TEST(test_run_raises_nofile)
 	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	rl.rlim_cur = rl.rlim_max < 64 ? rl.rlim_max : 64;
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-	ck_assert_int_eq(vm_raise_nofile(), 0);
+	ck_assert_int_eq(fs_fd_raise_nofile(), 0);
 	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &now), 0);
 	ck_assert(now.rlim_cur >= rl.rlim_max);
 	ck_assert(now.rlim_cur == RLIM_INFINITY || now.rlim_cur > 64);
