@@ -169,3 +169,15 @@ int fs_caps_limit(void)
 	}
 	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
+
+int fs_caps_limit_once(void)
+{
+	static __thread bool limited;
+	int r;
+
+	if (limited)
+		return 0;
+	r = fs_caps_limit();
+	limited = r == 0;
+	return r;
+}

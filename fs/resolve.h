@@ -108,20 +108,8 @@ int fs_caps_limit(void);
 /*
  * fs_caps_limit() at a serving thread's first request, for the servers'
  * request entries: one thread-local load per request after that, and
- * every transport's threads are covered without knowing about it. Each
- * file that calls it keeps its own flag, so at worst a thread serving
- * both protocols limits itself twice.
+ * every transport's threads are covered without knowing about it.
  */
-static inline int fs_caps_limit_once(void)
-{
-	static __thread bool limited;
-	int r;
-
-	if (limited)
-		return 0;
-	r = fs_caps_limit();
-	limited = r == 0;
-	return r;
-}
+int fs_caps_limit_once(void);
 
 #endif
