@@ -13,13 +13,16 @@ static void usage(FILE *f)
 	      "\n"
 	      "usage:\n"
 	      "  stainless run --kernel PATH [--initrd PATH] [--cmdline STR] [--mem 512M] [--cpus N]\n"
-	      "                [--fs TAG=DIR[,cache=never|auto|always][,dax=SIZE][,readonly][,xattr[=map]]]...\n"
-	      "                [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map]]...\n"
+	      "                [--fs TAG=DIR[,cache=never|auto|always][,dax=SIZE][,readonly][,xattr[=map]]\n"
+	      "                      [,writeback][,devices]]...\n"
+	      "                [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]...\n"
 	      "                [--console stdio|none|PATH] [--rng] [--no-sandbox]\n"
-	      "  stainless vhost-user-fs --socket PATH --shared-dir DIR [FS OPTIONS]\n"
-	      "  stainless fuse-mount DIR MOUNTPOINT [FS OPTIONS]\n"
-	      "  stainless 9p-serve --socket PATH DIR [--msize BYTES] [--readonly] [--xattr-map]\n"
-	      "    FS OPTIONS: [--cache never|auto|always] [--readonly] [--xattr] [--xattr-map] [--writeback]\n"
+	      "  stainless vhost-user-fs --socket PATH --shared-dir DIR [FS OPTIONS]   (not yet)\n"
+	      "  stainless fuse-mount DIR MOUNTPOINT [FS OPTIONS] [--poll USEC] [--single] [--uring]\n"
+	      "  stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES] [--readonly]\n"
+	      "                     [--devices] [--xattr-map] [--poll USEC]\n"
+	      "    FS OPTIONS: [--cache never|auto|always] [--readonly] [--xattr] [--xattr-map]\n"
+	      "                [--writeback] [--devices]\n"
 	      "  stainless --help | --version\n", f);
 }
 
