@@ -15,6 +15,7 @@
 #include "tests/unit/check_main.h"
 #include "tests/unit/test_fuse_util.h"
 #include "tests/unit/on_thread.h"
+#include "tests/unit/xattr_host.h"
 
 #include <linux/limits.h>
 #include <sys/prctl.h>
@@ -24,7 +25,6 @@
 #include "fs/resolve.h"
 
 static uint64_t node;     /* the file "f", looked up by the serving thread */
-static struct vfs_cap_data fcap;  /* cap_setuid=ep, as setcap writes it */
 
 static void setup(void)
 {
@@ -35,10 +35,7 @@ static void setup(void)
 	tf_split = 7;
 	tf_outcap = TF_BUF;
 	tf_write_host("f", "x");
-	fcap = (struct vfs_cap_data){
-		.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
-		.data = { { .permitted = 1u << CAP_SETUID } },
-	};
+	xh_init(tf_path("f"));
 }
 
 static void init_and_lookup(void)
@@ -90,24 +87,11 @@ static int removex(const char *name)
 	return tf_req(FUSE_REMOVEXATTR, node, NULL, 0, name, NULL, NULL, 0);
 }
 
-/* lgetxattr on the host: the value's length or -errno. */
-static int host_get(const char *name, void *buf, size_t size)
-{
-	ssize_t n = lgetxattr(tf_path("f"), name, buf, size);
-
-	return n < 0 ? -errno : (int)n;
-}
-
-static void host_set(const char *name, const char *val)
-{
-	ck_assert_int_eq(lsetxattr(tf_path("f"), name, val, strlen(val), 0), 0);
-}
-
 /* ---- without xattr=map ---- */
 
 static void client_sets_privileged(void)
 {
-	ck_assert_int_eq(setx("security.capability", &fcap, sizeof(fcap)), -EOPNOTSUPP);
+	ck_assert_int_eq(setx("security.capability", &xh_fcap, sizeof(xh_fcap)), -EOPNOTSUPP);
 	ck_assert_int_eq(setx("trusted.foo", "v", 1), -EOPNOTSUPP);
 	ck_assert_int_eq(setx("security.selinux", "l", 1), -EOPNOTSUPP);
 	ck_assert_int_eq(setx("system.other", "v", 1), -EOPNOTSUPP);
@@ -115,7 +99,7 @@ static void client_sets_privileged(void)
 	ck_assert_int_eq(removex("security.capability"), -EOPNOTSUPP);
 	/* The private prefix is not the client's to name, mapped or not. */
 	ck_assert_int_eq(setx("user.stainless.x", "v", 1), -EPERM);
-	ck_assert_int_eq(setx("user.stainless.security.capability", &fcap, sizeof(fcap)), -EPERM);
+	ck_assert_int_eq(setx("user.stainless.security.capability", &xh_fcap, sizeof(xh_fcap)), -EPERM);
 	ck_assert_int_eq(removex("user.stainless.x"), -EPERM);
 	ck_assert_int_eq(setx("user.ok", "v", 1), 0);
 }
@@ -139,15 +123,6 @@ START_TEST(t_set_refused)
 	ck_assert(!memmem(buf, (size_t)n, "user.stainless.", 15));
 }
 END_TEST
-
-static void plant_host_names(void)
-{
-	host_set("user.plain", "p");
-	host_set("trusted.foo", "host");
-	host_set("security.stainless_test", "host");
-	host_set("user.stainless.security.selinux", "mapped");
-	host_set("user.stainless.junk", "j");
-}
 
 static void client_reads_host_names(void)
 {
@@ -183,11 +158,11 @@ static void client_maps(void)
 	struct vfs_cap_data got;
 	char buf[300], longname[XATTR_NAME_MAX + 1];
 
-	ck_assert_int_eq(setx("security.capability", &fcap, sizeof(fcap)), 0);
+	ck_assert_int_eq(setx("security.capability", &xh_fcap, sizeof(xh_fcap)), 0);
 	ck_assert_int_eq(setx("trusted.foo", "guest", 5), 0);
-	ck_assert_int_eq(getx("security.capability", NULL, 0), (int)sizeof(fcap));
-	ck_assert_int_eq(getx("security.capability", &got, sizeof(got)), (int)sizeof(fcap));
-	ck_assert_int_eq(memcmp(&got, &fcap, sizeof(fcap)), 0);
+	ck_assert_int_eq(getx("security.capability", NULL, 0), (int)sizeof(xh_fcap));
+	ck_assert_int_eq(getx("security.capability", &got, sizeof(got)), (int)sizeof(xh_fcap));
+	ck_assert_int_eq(memcmp(&got, &xh_fcap, sizeof(xh_fcap)), 0);
 	memset(buf, 0, sizeof(buf));
 	ck_assert_int_eq(getx("trusted.foo", buf, sizeof(buf)), 5);
 	ck_assert_str_eq(buf, "guest");       /* the client's, not the host's */
@@ -222,20 +197,12 @@ static void client_removes_mapped(void)
 
 START_TEST(t_mapped)
 {
-	struct vfs_cap_data got;
-	char buf[64] = { 0 };
+	char buf[64];
 
 	plant_host_names();
 	start(true);
 	on_thread(client_maps);
-	/* No file capability on the host, only a user xattr holding it. */
-	ck_assert_int_eq(host_get("security.capability", buf, sizeof(buf)), -ENODATA);
-	ck_assert_int_eq(host_get("user.stainless.security.capability", &got, sizeof(got)),
-			 (int)sizeof(fcap));
-	ck_assert_int_eq(memcmp(&got, &fcap, sizeof(fcap)), 0);
-	ck_assert_int_eq(host_get("trusted.foo", buf, sizeof(buf)), 4);
-	ck_assert_int_eq(memcmp(buf, "host", 4), 0);
-	ck_assert_int_eq(host_get("user.stainless.trusted.foo", buf, sizeof(buf)), 5);
+	xh_check_mapped_on_host();
 	on_thread(client_removes_mapped);
 	ck_assert_int_eq(host_get("user.stainless.security.capability", buf, sizeof(buf)),
 			 -ENODATA);
@@ -244,39 +211,17 @@ END_TEST
 
 /* ---- capabilities ---- */
 
-static uint64_t main_eff, main_perm, served_eff, served_perm;
-static int served_bounding_admin;
-
-static void serve_one_and_look(void)
+static void one_getattr(void)
 {
 	struct fuse_attr a;
 
 	ck_assert_int_eq(tf_getattr(node, &a), 0);
-	thread_caps(&served_eff, &served_perm);
-	served_bounding_admin = prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0);
 }
 
 START_TEST(t_serving_thread_caps)
 {
 	start(false);
-	thread_caps(&main_eff, &main_perm);
-	on_thread(serve_one_and_look);
-	/* Never more than the passthrough set, never more than before. */
-	ck_assert_uint_eq(served_perm & ~FS_CAPS_KEEP, 0);
-	ck_assert_uint_eq(served_eff & ~FS_CAPS_KEEP, 0);
-	ck_assert_uint_eq(served_perm & ~main_perm, 0);
-	ck_assert(!(served_eff & CAPBIT(CAP_SYS_ADMIN)));
-	ck_assert(!(served_eff & CAPBIT(CAP_SETFCAP)));
-	if (geteuid() == 0) {
-		/* Root: all of the passthrough set kept, and only this thread limited. */
-		ck_assert_uint_eq(served_perm, FS_CAPS_KEEP & main_perm);
-		ck_assert_uint_eq(served_eff, FS_CAPS_KEEP & main_eff);
-		ck_assert(main_eff & CAPBIT(CAP_SYS_ADMIN));
-		ck_assert_int_eq(served_bounding_admin, 0);  /* no execve brings it back */
-		uint64_t eff, perm;
-		thread_caps(&eff, &perm);
-		ck_assert_uint_eq(eff, main_eff);
-	}
+	xh_check_serving_thread_caps(one_getattr);
 }
 END_TEST
 

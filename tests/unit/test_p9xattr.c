@@ -10,6 +10,7 @@
 #include "tests/unit/check_main.h"
 #include "tests/unit/test_p9_client.h"
 #include "tests/unit/on_thread.h"
+#include "tests/unit/xattr_host.h"
 
 #include <linux/capability.h>
 #include <linux/limits.h>
@@ -18,8 +19,6 @@
 #include "fs/fs_xattr.h"
 #include "fs/resolve.h"
 
-static struct vfs_cap_data fcap;  /* cap_setuid=ep, as setcap writes it */
-static char fpath[PATH_MAX];
 
 static void attach_and_walk(void)
 {
@@ -48,11 +47,9 @@ static void xsetup(void)
 	strcpy(root, "/tmp/test_p9xattr.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(root));
 	mkfile("f", "x");
+	char fpath[PATH_MAX];
 	path_of(fpath, "f");
-	fcap = (struct vfs_cap_data){
-		.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
-		.data = { { .permitted = 1u << CAP_SETUID } },
-	};
+	xh_init(fpath);
 }
 
 /* Txattrcreate on a clone of fid 1, the value, and the Tclunk that commits. */
@@ -96,37 +93,16 @@ static int xget(const char *name, void *buf, size_t sz)
 	return n;
 }
 
-static int host_get(const char *name, void *buf, size_t size)
-{
-	ssize_t n = lgetxattr(fpath, name, buf, size);
-
-	return n < 0 ? -errno : (int)n;
-}
-
-static void host_set(const char *name, const char *val)
-{
-	ck_assert_int_eq(lsetxattr(fpath, name, val, strlen(val), 0), 0);
-}
-
-static void plant_host_names(void)
-{
-	host_set("user.plain", "p");
-	host_set("trusted.foo", "host");
-	host_set("security.stainless_test", "host");
-	host_set("user.stainless.security.selinux", "mapped");
-	host_set("user.stainless.junk", "j");
-}
-
 /* ---- without --xattr-map ---- */
 
 static void client_sets_privileged(void)
 {
-	ck_assert_int_eq(xset("security.capability", &fcap, sizeof(fcap)), -EOPNOTSUPP);
+	ck_assert_int_eq(xset("security.capability", &xh_fcap, sizeof(xh_fcap)), -EOPNOTSUPP);
 	ck_assert_int_eq(xset("trusted.foo", "v", 1), -EOPNOTSUPP);
 	ck_assert_int_eq(xset("trusted.foo", NULL, 0), -EOPNOTSUPP);   /* remove */
 	ck_assert_int_eq(xset("system.other", "v", 1), -EOPNOTSUPP);
 	ck_assert_int_eq(xset("user.stainless.x", "v", 1), -EPERM);
-	ck_assert_int_eq(xset("user.stainless.security.capability", &fcap, sizeof(fcap)), -EPERM);
+	ck_assert_int_eq(xset("user.stainless.security.capability", &xh_fcap, sizeof(xh_fcap)), -EPERM);
 	ck_assert_int_eq(xset("user.stainless.x", NULL, 0), -EPERM);
 	ck_assert_int_eq(xset("user.ok", "v", 1), 0);
 }
@@ -176,10 +152,10 @@ static void client_maps(void)
 	struct vfs_cap_data got;
 	char buf[300], longname[XATTR_NAME_MAX + 1];
 
-	ck_assert_int_eq(xset("security.capability", &fcap, sizeof(fcap)), 0);
+	ck_assert_int_eq(xset("security.capability", &xh_fcap, sizeof(xh_fcap)), 0);
 	ck_assert_int_eq(xset("trusted.foo", "guest", 5), 0);
-	ck_assert_int_eq(xget("security.capability", &got, sizeof(got)), (int)sizeof(fcap));
-	ck_assert_int_eq(memcmp(&got, &fcap, sizeof(fcap)), 0);
+	ck_assert_int_eq(xget("security.capability", &got, sizeof(got)), (int)sizeof(xh_fcap));
+	ck_assert_int_eq(memcmp(&got, &xh_fcap, sizeof(xh_fcap)), 0);
 	memset(buf, 0, sizeof(buf));
 	ck_assert_int_eq(xget("trusted.foo", buf, sizeof(buf)), 5);
 	ck_assert_str_eq(buf, "guest");
@@ -209,19 +185,12 @@ static void client_removes_mapped(void)
 
 START_TEST(t_mapped)
 {
-	struct vfs_cap_data got;
-	char buf[64] = { 0 };
+	char buf[64];
 
 	plant_host_names();
 	start(true);
 	on_thread(client_maps);
-	ck_assert_int_eq(host_get("security.capability", buf, sizeof(buf)), -ENODATA);
-	ck_assert_int_eq(host_get("user.stainless.security.capability", &got, sizeof(got)),
-			 (int)sizeof(fcap));
-	ck_assert_int_eq(memcmp(&got, &fcap, sizeof(fcap)), 0);
-	ck_assert_int_eq(host_get("trusted.foo", buf, sizeof(buf)), 4);
-	ck_assert_int_eq(memcmp(buf, "host", 4), 0);
-	ck_assert_int_eq(host_get("user.stainless.trusted.foo", buf, sizeof(buf)), 5);
+	xh_check_mapped_on_host();
 	on_thread(client_removes_mapped);
 	ck_assert_int_eq(host_get("user.stainless.security.capability", buf, sizeof(buf)),
 			 -ENODATA);
@@ -230,32 +199,15 @@ END_TEST
 
 /* ---- capabilities ---- */
 
-static uint64_t main_eff, main_perm, served_eff, served_perm;
-static int served_bounding_admin;
-
-static void serve_one_and_look(void)
+static void one_getattr(void)
 {
 	ck_assert_int_eq(t_getattr(1, NULL, NULL, NULL), 0);
-	thread_caps(&served_eff, &served_perm);
-	served_bounding_admin = prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0);
 }
 
 START_TEST(t_serving_thread_caps)
 {
 	start(false);
-	thread_caps(&main_eff, &main_perm);
-	on_thread(serve_one_and_look);
-	ck_assert_uint_eq(served_perm & ~FS_CAPS_KEEP, 0);
-	ck_assert_uint_eq(served_eff & ~FS_CAPS_KEEP, 0);
-	ck_assert_uint_eq(served_perm & ~main_perm, 0);
-	ck_assert(!(served_eff & CAPBIT(CAP_SYS_ADMIN)));
-	ck_assert(!(served_eff & CAPBIT(CAP_SETFCAP)));
-	if (geteuid() == 0) {
-		ck_assert_uint_eq(served_perm, FS_CAPS_KEEP & main_perm);
-		ck_assert_uint_eq(served_eff, FS_CAPS_KEEP & main_eff);
-		ck_assert(main_eff & CAPBIT(CAP_SYS_ADMIN));
-		ck_assert_int_eq(served_bounding_admin, 0);  /* no execve brings it back */
-	}
+	xh_check_serving_thread_caps(one_getattr);
 }
 END_TEST
 
