@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fs/p9_wire.h"
+#include "fs/9p/p9_wire.h"
 
 #define MSIZE (512 * 1024)
 #define MAXQD 256

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs/p9_server.h"
+#include "fs/9p/p9_server.h"
 
 #define VIRTIO_9P_MOUNT_TAG VIRTIO_BIT(0)
 

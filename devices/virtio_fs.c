@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "devices/dax.h"
-#include "fs/fuse_server.h"
+#include "fs/fuse/fuse_server.h"
 
 #define VIRTIO_FS_SHMCAP_ID_CACHE 0  /* the DAX window's region id */
 

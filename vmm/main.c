@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fs/fuse_mount.h"
-#include "fs/p9_serve.h"
+#include "transport/fuse_mount.h"
+#include "transport/p9_serve.h"
 #include "vmm/vm.h"
 
 static void usage(FILE *f)

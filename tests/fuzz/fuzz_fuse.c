@@ -31,7 +31,7 @@
 #include <sys/uio.h>
 
 #include "fs/fs_options.h"
-#include "fs/fuse_server.h"
+#include "fs/fuse/fuse_server.h"
 #include "tests/fuzz/fuzz_share.h"
 
 #define FZ_MAX_CUTS 4

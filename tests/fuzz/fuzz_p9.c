@@ -27,9 +27,9 @@
 #include <sys/uio.h>
 
 #include "fs/fs_options.h"
-#include "fs/p9_server.h"
+#include "fs/9p/p9_server.h"
 #include "fs/resolve.h"
-#include "fs/p9_wire.h"
+#include "fs/9p/p9_wire.h"
 #include "tests/fuzz/fuzz_share.h"
 
 #define FZ_MAX_MSG    65536u   /* the transport's largest message */

@@ -94,7 +94,7 @@ else
 fi
 
 # --- serving threads: idle class while requests flow, never starved ----------
-# (fs/fs_keeper.h: the idle class keeps a woken caller on its own CPU; the
+# (transport/fs_keeper.h: the idle class keeps a woken caller on its own CPU; the
 # keeper lifts a thread that waits for its CPU and rests them all when
 # quiet). The default: one reader per CPU (fuse-rN); --uring: one queue
 # thread per possible CPU (fuse-qN); --single: one polling reader, always
@@ -140,7 +140,7 @@ if [ "$FUSE_CHANNEL" != single ]; then
 fi
 
 # --- handover: a caller with many writes in flight gets one lone reader -----
-# (fs/fuse_handover.h) Reader 0 leaves its CPU and serves alone while the
+# (transport/fuse_handover.h) Reader 0 leaves its CPU and serves alone while the
 # others wait on a futex; 20 ms after the traffic stops it is pinned again.
 handover_state() { # one line per reader: name, allowed CPUs, wait channel
 	for t in /proc/"$PID"/task/*; do

@@ -10,7 +10,7 @@
 
 #include <limits.h>
 
-#include "fs/fuse_uring.h"
+#include "transport/fuse_uring.h"
 
 #include "tests/unit/check_main.h"
 

@@ -138,7 +138,7 @@ static uint64_t read_page(uint64_t fh, uint64_t off, int *seen, int n, char *fir
 }
 
 /*
- * The continuation buffer (fs/fuse_ops_dir.c) serves only the handle and
+ * The continuation buffer (fs/fuse/fuse_ops_dir.c) serves only the handle and
  * offset it was read for: a second handle asking for the same offset, or
  * the first one rewinding, must get exactly the host's entries, with none
  * missing and none twice.

@@ -9,7 +9,7 @@
 #include "tests/unit/test_fuse_util.h"
 
 #include "fs/fs_fdbudget.h"
-#include "fs/fuse_inode.h"
+#include "fs/fuse/fuse_inode.h"
 #include "tests/unit/check_main.h"
 
 #define LIMIT 64

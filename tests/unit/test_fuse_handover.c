@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuse-mount's handover between per-CPU readers and one lone reader
- * (fs/fuse_handover.h): which request patterns start a lone phase, which
+ * (transport/fuse_handover.h): which request patterns start a lone phase, which
  * keep it going, and that the readers standing down wake when it ends.
  */
 #include <check.h>
@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "fs/fs_wait.h"
-#include "fs/fuse_handover.h"
+#include "transport/fs_wait.h"
+#include "transport/fuse_handover.h"
 
 static struct fuse_handover ho;
 

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs/fuse_server.h"
+#include "fs/fuse/fuse_server.h"
 
 #define TF_BUF (FUSE_SERVER_MAX_WRITE + 8192)
 

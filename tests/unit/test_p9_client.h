@@ -28,8 +28,8 @@
 #include <unistd.h>
 
 #include "fs/fs_options.h"
-#include "fs/p9_server.h"
-#include "fs/p9_wire.h"
+#include "fs/9p/p9_server.h"
+#include "fs/9p/p9_wire.h"
 
 #define BUFSZ (600 * 1024)
 

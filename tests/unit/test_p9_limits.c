@@ -14,7 +14,7 @@
 #include <sys/resource.h>
 
 #include "fs/fs_fdbudget.h"
-#include "fs/p9_impl.h"
+#include "fs/9p/p9_impl.h"
 
 #define XBIG 65536u
 

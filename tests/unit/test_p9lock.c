@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * POSIX locks of the 9P2000.L server (fs/p9_lock.c): OFD locks between
+ * POSIX locks of the 9P2000.L server (fs/9p/p9_lock.c): OFD locks between
  * fids, a lock held by a host process refusing the client, a blocking lock
  * parked without stalling other requests and granted on release, Tflush
  * cancelling a parked lock before Rflush, session teardown answering

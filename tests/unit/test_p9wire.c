@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * 9P wire codec (fs/p9_wire.c): round trips of every field type, the
+ * 9P wire codec (fs/9p/p9_wire.c): round trips of every field type, the
  * little-endian layout, and every malformed case — each get past the end,
  * strings longer than what is left, puts past the capacity — plus the
  * iovec helpers with buffers split at every position.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs/p9_wire.h"
+#include "fs/9p/p9_wire.h"
 #include "tests/unit/check_main.h"
 
 START_TEST(test_round_trip)

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Directory changes: Tmkdir, Tmknod, Tsymlink, Tlink, Trename, Trenameat,
+ * Tunlinkat, Tremove. Every new name is one checked component created
+ * beneath a directory fd the client walked to.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fs/9p/p9_impl.h"
+#include "fs/resolve.h"
+
+/* The directory fid a create or unlink acts in, with the write checks done. */
+static struct p9_fid *dir_fid(struct p9_msg *m, uint32_t fid, int *err)
+{
+	struct p9_fid *f = p9_fid_get_file(m->s, fid, err);
+
+	if (!f)
+		return NULL;
+	if (!S_ISDIR(f->mode)) {
+		*err = -ENOTDIR;
+		return NULL;
+	}
+	if (m->s->srv->opts.readonly) {
+		*err = -EROFS;
+		return NULL;
+	}
+	return f;
+}
+
+/*
+ * The directory a new name is made in (Tmkdir, Tmknod, Tsymlink), with the
+ * client's user and the requested group taken on so the new file is theirs.
+ */
+static struct p9_fid *make_dir_fid(struct p9_msg *m, uint32_t fid, uint32_t gid, int *err)
+{
+	struct p9_fid *d = dir_fid(m, fid, err);
+
+	if (!d)
+		return NULL;
+	*err = p9_creds_for(d->user, gid);
+	return *err ? NULL : d;
+}
+
+static int reply_qid_of(struct p9_msg *m, int dirfd, const char *name)
+{
+	struct p9_qid qid;
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	p9_qid_from_stat(m->s, &st, &qid);
+	p9_put_qid(&m->out, &qid);
+	return 0;
+}
+
+int p9_op_mkdir(struct p9_msg *m)
+{
+	uint32_t dfid = p9_get_u32(&m->in);
+	char name[NAME_MAX + 1];
+	int err = p9_get_name(&m->in, name);
+	uint32_t mode = p9_get_u32(&m->in);
+	uint32_t gid = p9_get_u32(&m->in);
+	struct p9_fid *d;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	if (err)
+		return err;
+	d = make_dir_fid(m, dfid, gid, &err);
+	if (!d)
+		return err;
+	if (mkdirat(d->pfd, name, mode & 07777) < 0)
+		return -errno;
+	return reply_qid_of(m, d->pfd, name);
+}
+
+int p9_op_mknod(struct p9_msg *m)
+{
+	uint32_t dfid = p9_get_u32(&m->in);
+	char name[NAME_MAX + 1];
+	int err = p9_get_name(&m->in, name);
+	uint32_t mode = p9_get_u32(&m->in);
+	uint32_t major = p9_get_u32(&m->in);
+	uint32_t minor = p9_get_u32(&m->in);
+	uint32_t gid = p9_get_u32(&m->in);
+	struct p9_fid *d;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	if (err)
+		return err;
+	dev_t rdev = makedev(major, minor);
+	err = fs_mknod_allowed(mode, &rdev, m->s->srv->opts.devices);
+	if (err)
+		return err;
+	d = make_dir_fid(m, dfid, gid, &err);
+	if (!d)
+		return err;
+	if (mknodat(d->pfd, name, mode & (S_IFMT | 07777), rdev) < 0)
+		return -errno;
+	return reply_qid_of(m, d->pfd, name);
+}
+
+int p9_op_symlink(struct p9_msg *m)
+{
+	uint32_t dfid = p9_get_u32(&m->in);
+	char name[NAME_MAX + 1], target[PATH_MAX];
+	int err = p9_get_name(&m->in, name);
+	struct p9_str tgt;
+	struct p9_fid *d;
+
+	p9_get_str(&m->in, &tgt);
+	uint32_t gid = p9_get_u32(&m->in);
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	if (err)
+		return err;
+	/* The target is only text for the guest to resolve; never followed here. */
+	err = p9_str_copy(&tgt, target, sizeof(target));
+	if (err)
+		return err;
+	if (tgt.len == 0)
+		return -ENOENT;
+	d = make_dir_fid(m, dfid, gid, &err);
+	if (!d)
+		return err;
+	if (symlinkat(target, d->pfd, name) < 0)
+		return -errno;
+	return reply_qid_of(m, d->pfd, name);
+}
+
+int p9_op_link(struct p9_msg *m)
+{
+	uint32_t dfid = p9_get_u32(&m->in);
+	uint32_t fid = p9_get_u32(&m->in);
+	char name[NAME_MAX + 1], num[16];
+	int err = p9_get_name(&m->in, name);
+	struct p9_fid *d, *f;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	if (err)
+		return err;
+	d = dir_fid(m, dfid, &err);
+	if (!d)
+		return err;
+	f = p9_fid_get_file(m->s, fid, &err);
+	if (!f)
+		return err;
+	if (S_ISDIR(f->mode))
+		return -EPERM;
+	if (linkat(f->pfd, "", d->pfd, name, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno != ENOENT && errno != EPERM)
+		return -errno;
+	/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH, gone under a non-root fsuid. */
+	snprintf(num, sizeof(num), "%d", f->pfd);
+	return linkat(m->s->srv->proc_fd, num, d->pfd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+}
+
+/*
+ * Finds the directory and name of the file a fid holds, for the two
+ * messages that name a file only by fid (Trename, Tremove). The kernel
+ * knows the file's current path; it is re-resolved beneath the root with
+ * no symlinks and checked to still be the same inode.
+ */
+static int locate(struct p9_session *s, struct p9_fid *f, int *dirfd, char *name)
+{
+	char path[PATH_MAX], root[PATH_MAX], link[32];
+	struct stat want, got;
+	ssize_t n, rn;
+
+	p9_proc_path(f->pfd, link, sizeof(link));
+	n = readlink(link, path, sizeof(path) - 1);
+	p9_proc_path(s->srv->root_fd, link, sizeof(link));
+	rn = readlink(link, root, sizeof(root) - 1);
+	if (n < 0 || rn < 0)
+		return -errno;
+	path[n] = root[rn] = '\0';
+	if (rn == 1)
+		rn = 0;  /* the share is "/": every path starts with it */
+	if (strncmp(path, root, (size_t)rn) != 0 || path[rn] != '/')
+		return n == rn ? -EBUSY : -ESTALE;
+	char *rel = path + rn + 1;
+	char *slash = strrchr(rel, '/');
+	const char *base = slash ? slash + 1 : rel;
+	if (fs_name_check(base, strlen(base)) < 0)
+		return -ESTALE;
+	strcpy(name, base);
+	if (!slash) {
+		*dirfd = fcntl(s->srv->root_fd, F_DUPFD_CLOEXEC, 0);
+	} else {
+		struct open_how how = {
+			.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		*slash = '\0';
+		*dirfd = (int)syscall(SYS_openat2, s->srv->root_fd, rel, &how, sizeof(how));
+	}
+	if (*dirfd < 0)
+		return -errno;
+	if (fstat(f->pfd, &want) < 0 || fstatat(*dirfd, name, &got, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    want.st_dev != got.st_dev || want.st_ino != got.st_ino) {
+		close(*dirfd);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+int p9_op_rename(struct p9_msg *m)
+{
+	uint32_t fid = p9_get_u32(&m->in);
+	uint32_t dfid = p9_get_u32(&m->in);
+	char name[NAME_MAX + 1], old[NAME_MAX + 1];
+	int err = p9_get_name(&m->in, name);
+	struct p9_fid *f, *d;
+	int olddir;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	if (err)
+		return err;
+	f = p9_fid_get_file(m->s, fid, &err);
+	if (!f)
+		return err;
+	d = dir_fid(m, dfid, &err);
+	if (!d)
+		return err;
+	err = locate(m->s, f, &olddir, old);
+	if (err)
+		return err;
+	if (renameat(olddir, old, d->pfd, name) < 0)
+		err = -errno;
+	close(olddir);
+	return err;
+}
+
+int p9_op_renameat(struct p9_msg *m)
+{
+	uint32_t ofid = p9_get_u32(&m->in);
+	char oldname[NAME_MAX + 1], newname[NAME_MAX + 1];
+	int err = p9_get_name(&m->in, oldname);
+	uint32_t nfid = p9_get_u32(&m->in);
+	int err2 = p9_get_name(&m->in, newname);
+	struct p9_fid *od, *nd;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	if (err || err2)
+		return err ? err : err2;
+	od = dir_fid(m, ofid, &err);
+	if (!od)
+		return err;
+	nd = dir_fid(m, nfid, &err);
+	if (!nd)
+		return err;
+	return renameat(od->pfd, oldname, nd->pfd, newname) < 0 ? -errno : 0;
+}
+
+int p9_op_unlinkat(struct p9_msg *m)
+{
+	uint32_t dfid = p9_get_u32(&m->in);
+	char name[NAME_MAX + 1];
+	int err = p9_get_name(&m->in, name);
+	uint32_t flags = p9_get_u32(&m->in);
+	struct p9_fid *d;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	if (err)
+		return err;
+	if (flags & ~(uint32_t)P9_DOTL_AT_REMOVEDIR)
+		return -EINVAL;
+	d = dir_fid(m, dfid, &err);
+	if (!d)
+		return err;
+	return unlinkat(d->pfd, name, (flags & P9_DOTL_AT_REMOVEDIR) ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+}
+
+int p9_op_remove(struct p9_msg *m)
+{
+	uint32_t fid = p9_get_u32(&m->in);
+	char name[NAME_MAX + 1];
+	struct p9_fid *f;
+	int err = 0, dirfd;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	f = p9_fid_get_file(m->s, fid, &err);
+	if (!f)
+		return err;
+	if (m->s->srv->opts.readonly) {
+		err = -EROFS;
+	} else {
+		err = locate(m->s, f, &dirfd, name);
+		if (!err) {
+			if (unlinkat(dirfd, name, S_ISDIR(f->mode) ? AT_REMOVEDIR : 0) < 0)
+				err = -errno;
+			close(dirfd);
+		}
+	}
+	/* Tremove clunks the fid whether or not the remove worked. */
+	p9_fid_clunk(m->s, fid);
+	return err;
+}

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Open files and their data: Tlopen, Tlcreate, Tread, Twrite, Tfsync,
+ * Treaddir.
+ *
+ * Read and write payloads move straight between the transport's iovecs and
+ * the file (preadv/pwritev on slices of req->in/req->out), with no copy
+ * through the server. The cheap path comes first: RWF_NOWAIT succeeds when
+ * the data is in the page cache (about a microsecond here); only when it
+ * would block does the request go to the transport's io_uring (t->async),
+ * or, without one, to a plain blocking call.
+ */
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "fs/fs_fdbudget.h"
+#include "fs/9p/p9_impl.h"
+#include "fs/resolve.h"
+
+/* Enough for any real chain; a longer one gets a short read or write. */
+#define P9_IOV_MAX 128
+
+/* 9P2000.L open flags → host flags; -EINVAL for the NOACCESS mode. */
+static int map_open_flags(uint32_t fl)
+{
+	int f;
+
+	switch (fl & 3) {
+	case P9_DOTL_RDONLY: f = O_RDONLY; break;
+	case P9_DOTL_WRONLY: f = O_WRONLY; break;
+	case P9_DOTL_RDWR: f = O_RDWR; break;
+	default: return -EINVAL;
+	}
+	/*
+	 * Left out on purpose: O_DIRECT (our buffers are not aligned; the
+	 * guest's own cache mode decides caching), O_NONBLOCK/FASYNC (the
+	 * server decides how to wait), O_NOATIME (EPERM for non-owners),
+	 * O_NOCTTY, O_CLOEXEC (always set), O_NOFOLLOW (always set).
+	 */
+	if (fl & P9_DOTL_TRUNC)
+		f |= O_TRUNC;
+	if (fl & P9_DOTL_APPEND)
+		f |= O_APPEND;
+	if (fl & P9_DOTL_DSYNC)
+		f |= O_DSYNC;
+	if (fl & P9_DOTL_SYNC)
+		f |= O_SYNC;
+	if (fl & P9_DOTL_DIRECTORY)
+		f |= O_DIRECTORY;
+	if (fl & P9_DOTL_EXCL)
+		f |= O_EXCL;
+	return f;
+}
+
+static bool writes(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+}
+
+static uint32_t iounit(const struct p9_session *s)
+{
+	return s->msize - P9_IOHDRSZ;
+}
+
+int p9_op_lopen(struct p9_msg *m)
+{
+	struct p9_session *s = m->s;
+	uint32_t fid = p9_get_u32(&m->in);
+	uint32_t fl = p9_get_u32(&m->in);
+	struct p9_fid *f;
+	struct p9_qid qid;
+	struct stat st;
+	int err = 0, flags, fd;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	f = p9_fid_get_file(s, fid, &err);
+	if (!f)
+		return err;
+	if (f->ofd >= 0)
+		return -EINVAL;
+	flags = map_open_flags(fl);
+	if (flags < 0)
+		return flags;
+	flags &= ~O_EXCL;
+	if (writes(flags) && s->srv->opts.readonly)
+		return -EROFS;
+	/*
+	 * Device nodes, fifos and sockets in a share are the guest kernel's to
+	 * open; p9_reopen refuses them (checked on the fd itself).
+	 */
+	err = fs_fd_charge();
+	if (err)
+		return err;
+	fd = p9_reopen(s, f->pfd, flags);
+	err = fd < 0 ? fd : p9_qid_of_fd(s, fd, &qid, &st);
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		fs_fd_refund();
+		return err;
+	}
+	f->ofd = fd;
+	f->dir_next = 0;
+	p9_put_qid(&m->out, &qid);
+	p9_put_u32(&m->out, iounit(s));
+	return 0;
+}
+
+int p9_op_lcreate(struct p9_msg *m)
+{
+	struct p9_session *s = m->s;
+	uint32_t fid = p9_get_u32(&m->in);
+	char name[NAME_MAX + 1];
+	int err = p9_get_name(&m->in, name);
+	uint32_t fl = p9_get_u32(&m->in);
+	uint32_t mode = p9_get_u32(&m->in);
+	uint32_t gid = p9_get_u32(&m->in);
+	struct p9_fid *f;
+	struct p9_qid qid;
+	struct stat st;
+	int flags, fd, pfd;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	if (err)
+		return err;
+	f = p9_fid_get_file(s, fid, &err);
+	if (!f)
+		return err;
+	if (!S_ISDIR(f->mode))
+		return -ENOTDIR;
+	if (f->ofd >= 0)
+		return -EINVAL;
+	if (s->srv->opts.readonly)
+		return -EROFS;
+	flags = map_open_flags(fl);
+	if (flags < 0)
+		return flags;
+	err = p9_creds_for(f->user, gid);
+	if (err)
+		return err;
+	/*
+	 * The new file's open fd and its pfd are both kept (the old pfd goes
+	 * once they exist): charged before anything is created, so a spent
+	 * fd budget refuses the request instead of leaving a file behind.
+	 */
+	err = fs_fd_charge();
+	if (err)
+		return err;
+	err = fs_fd_charge();
+	if (err) {
+		fs_fd_refund();
+		return err;
+	}
+	bool created;
+	fd = fs_create_beneath(s->srv->proc_fd, f->pfd, name, flags, mode & 07777,
+			       flags & O_EXCL, &created);
+	pfd = fd < 0 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	err = fd < 0 ? fd : pfd < 0 ? -errno : p9_qid_of_fd(s, fd, &qid, &st);
+	if (err) {
+		if (pfd >= 0)
+			close(pfd);
+		if (fd >= 0)
+			close(fd);
+		fs_fd_refund();
+		fs_fd_refund();
+		return err;
+	}
+	/* The fid now names the new, open file. */
+	p9_fd_close(f->pfd);
+	f->pfd = pfd;
+	f->ofd = fd;
+	f->mode = st.st_mode;
+	f->dir_next = 0;
+	p9_put_qid(&m->out, &qid);
+	p9_put_u32(&m->out, iounit(s));
+	return 0;
+}
+
+struct p9_aio {
+	struct p9_aio *next;      /* s->aios: in flight, for Tflush */
+	struct p9_session *s;
+	struct fs_req *req;
+	const struct fs_transport *t;
+	uint16_t tag;
+	bool is_write;
+	struct fs_req *flush_req; /* a Tflush waiting for this I/O, or NULL */
+	uint16_t flush_tag;
+	struct iovec v[P9_IOV_MAX];
+};
+
+/* A record for an I/O in flight; NULL past the byte budget (then it runs synchronously). */
+static struct p9_aio *aio_new(struct p9_session *s)
+{
+	struct p9_aio *a;
+
+	if (p9_mem_charge(s, sizeof(*a)))
+		return NULL;
+	a = malloc(sizeof(*a));
+	if (!a)
+		p9_mem_refund(s, sizeof(*a));
+	return a;
+}
+
+static void aio_free(struct p9_session *s, struct p9_aio *a)
+{
+	free(a);
+	p9_mem_refund(s, sizeof(*a));
+}
+
+/*
+ * Runs on the transport's thread (the one calling p9_handle) when its
+ * io_uring finished the I/O, so s->aios needs no lock. A Tflush that came
+ * meanwhile is answered right after the reply it was waiting for.
+ */
+static void aio_done(void *arg, int result)
+{
+	struct p9_aio *a = arg;
+	uint32_t len;
+
+	for (struct p9_aio **pp = &a->s->aios; *pp; pp = &(*pp)->next) {
+		if (*pp == a) {
+			*pp = a->next;
+			break;
+		}
+	}
+	if (result < 0) {
+		len = p9_reply_error(a->req, a->tag, result);
+	} else if (a->is_write) {
+		uint8_t buf[P9_HDRSZ + 4];
+		struct p9_wbuf w;
+		p9_put_hdr(buf, sizeof(buf), P9_RWRITE, a->tag);
+		p9_wbuf_init(&w, buf + P9_HDRSZ, 4);
+		p9_put_u32(&w, (uint32_t)result);
+		len = (uint32_t)p9_iov_write(a->req->out, a->req->nout, 0, buf, sizeof(buf));
+	} else {
+		uint8_t buf[P9_IOHDRSZ];
+		struct p9_wbuf w;
+		len = P9_IOHDRSZ + (uint32_t)result;
+		p9_put_hdr(buf, len, P9_RREAD, a->tag);
+		p9_wbuf_init(&w, buf + P9_HDRSZ, 4);
+		p9_put_u32(&w, (uint32_t)result);
+		p9_iov_write(a->req->out, a->req->nout, 0, buf, sizeof(buf));
+	}
+	a->t->complete(a->t->ctx, a->req, len);
+	if (a->flush_req) {
+		uint8_t buf[P9_HDRSZ];
+		p9_put_hdr(buf, sizeof(buf), P9_RFLUSH, a->flush_tag);
+		len = (uint32_t)p9_iov_write(a->flush_req->out, a->flush_req->nout, 0, buf, sizeof(buf));
+		a->t->complete(a->t->ctx, a->flush_req, len);
+	}
+	aio_free(a->s, a);
+}
+
+/* Tflush of an I/O in flight: Rflush waits until that I/O has replied. */
+int p9_aio_flush(struct p9_msg *m, uint16_t oldtag)
+{
+	for (struct p9_aio *a = m->s->aios; a; a = a->next) {
+		if (a->tag == oldtag && !a->flush_req && m->t && m->t->complete) {
+			a->flush_req = m->req;
+			a->flush_tag = m->tag;
+			return P9_DEFERRED;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The I/O itself: NOWAIT first, then async through the transport, then
+ * blocking. Returns 0 with *done bytes, -errno, or P9_DEFERRED (aio_done
+ * replies later).
+ */
+static int do_io(struct p9_msg *m, bool is_write, int fd, struct iovec *v, unsigned k,
+		 uint64_t off, ssize_t *done)
+{
+	ssize_t n;
+
+	n = is_write ? pwritev2(fd, v, (int)k, (off_t)off, RWF_NOWAIT)
+		     : preadv2(fd, v, (int)k, (off_t)off, RWF_NOWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP) &&
+	    m->t && m->t->async && m->t->async->submit_rw) {
+		struct p9_aio *a = aio_new(m->s);
+		if (a) {
+			a->s = m->s;
+			a->req = m->req;
+			a->t = m->t;
+			a->tag = m->tag;
+			a->is_write = is_write;
+			a->flush_req = NULL;
+			memcpy(a->v, v, k * sizeof(*v));
+			/* Listed first: done() may run before submit_rw returns. */
+			a->next = m->s->aios;
+			m->s->aios = a;
+			if (m->t->async->submit_rw(m->t->ctx, is_write, fd, a->v, k, off,
+						   aio_done, a) == 0)
+				return P9_DEFERRED;
+			m->s->aios = a->next;
+			aio_free(m->s, a);
+		}
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP))
+		n = is_write ? pwritev(fd, v, (int)k, (off_t)off) : preadv(fd, v, (int)k, (off_t)off);
+	if (n < 0)
+		return -errno;
+	*done = n;
+	return 0;
+}
+
+int p9_op_read(struct p9_msg *m)
+{
+	struct p9_session *s = m->s;
+	uint32_t fid = p9_get_u32(&m->in);
+	uint64_t off = p9_get_u64(&m->in);
+	uint32_t count = p9_get_u32(&m->in);
+	size_t outcap = p9_iov_len(m->req->out, m->req->nout), got;
+	struct iovec v[P9_IOV_MAX];
+	struct p9_fid *f;
+	ssize_t n;
+	unsigned k;
+	int err;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	f = p9_fid_get(s, fid);
+	if (!f)
+		return -EBADF;
+	if (f->kind == P9_FID_XREAD)
+		return p9_xattr_read(m, f, off, count);
+	if (f->kind != P9_FID_FILE || f->ofd < 0)
+		return -EBADF;
+	if (off > INT64_MAX)
+		return -EINVAL;
+	if (count > s->msize - P9_IOHDRSZ)
+		count = s->msize - P9_IOHDRSZ;
+	if (outcap < P9_IOHDRSZ)
+		return -ERANGE;
+	if (count > outcap - P9_IOHDRSZ)
+		count = (uint32_t)(outcap - P9_IOHDRSZ);
+	k = p9_iov_slice(m->req->out, m->req->nout, P9_IOHDRSZ, count, v, P9_IOV_MAX, &got);
+	n = 0;
+	err = k ? do_io(m, false, f->ofd, v, k, off, &n) : 0;
+	if (err)
+		return err;    /* -errno, or P9_DEFERRED */
+	uint8_t hdr[P9_IOHDRSZ];
+	struct p9_wbuf w;
+	m->direct_len = P9_IOHDRSZ + (uint32_t)n;
+	p9_put_hdr(hdr, m->direct_len, P9_RREAD, m->tag);
+	p9_wbuf_init(&w, hdr + P9_HDRSZ, 4);
+	p9_put_u32(&w, (uint32_t)n);
+	p9_iov_write(m->req->out, m->req->nout, 0, hdr, sizeof(hdr));
+	return P9_DONE;
+}
+
+int p9_op_write(struct p9_msg *m)
+{
+	struct p9_session *s = m->s;
+	uint32_t fid = p9_get_u32(&m->in);
+	uint64_t off = p9_get_u64(&m->in);
+	uint32_t count = p9_get_u32(&m->in);
+	struct iovec v[P9_IOV_MAX];
+	struct p9_fid *f;
+	size_t got;
+	ssize_t n;
+	unsigned k;
+	int err;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	/* The payload is the rest of the message, exactly. */
+	if ((uint64_t)count + P9_TWRITE_HDRSZ != m->size)
+		return -EINVAL;
+	f = p9_fid_get(s, fid);
+	if (!f)
+		return -EBADF;
+	if (f->kind == P9_FID_XWRITE)
+		return p9_xattr_write(m, f, off, count);
+	if (f->kind != P9_FID_FILE || f->ofd < 0)
+		return -EBADF;
+	if (off > INT64_MAX)
+		return -EINVAL;
+	k = p9_iov_slice(m->req->in, m->req->nin, P9_TWRITE_HDRSZ, count, v, P9_IOV_MAX, &got);
+	n = 0;
+	err = k ? do_io(m, true, f->ofd, v, k, off, &n) : 0;
+	if (err)
+		return err;    /* -errno, or P9_DEFERRED */
+	p9_put_u32(&m->out, (uint32_t)n);
+	return 0;
+}
+
+int p9_op_fsync(struct p9_msg *m)
+{
+	uint32_t fid = p9_get_u32(&m->in);
+	uint32_t datasync = p9_get_u32(&m->in);
+	struct p9_fid *f;
+	int err = 0;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	f = p9_fid_get_open(m->s, fid, &err);
+	if (!f)
+		return err;
+	if ((datasync ? fdatasync(f->ofd) : fsync(f->ofd)) < 0)
+		return -errno;
+	return 0;
+}
+
+static uint8_t dtype_qid(unsigned char t)
+{
+	return t == DT_DIR ? P9_QTDIR : t == DT_LNK ? P9_QTSYMLINK : P9_QTFILE;
+}
+
+/*
+ * Fills the reply with as many entries as fit, in one pass over
+ * getdents64. Each entry's offset is the kernel's d_off, so a later
+ * Treaddir from any offset handed out resumes exactly; the directory fd's
+ * position is tracked to skip the lseek on sequential reads.
+ */
+int p9_op_readdir(struct p9_msg *m)
+{
+	struct p9_session *s = m->s;
+	uint32_t fid = p9_get_u32(&m->in);
+	uint64_t off = p9_get_u64(&m->in);
+	uint32_t count = p9_get_u32(&m->in);
+	struct p9_fid *f;
+	struct stat st;
+	int err = 0;
+
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	f = p9_fid_get_open(s, fid, &err);
+	if (!f)
+		return err;
+	if (!S_ISDIR(f->mode))
+		return -ENOTDIR;
+	if (off > INT64_MAX)
+		return -EINVAL;
+	if (fstat(f->ofd, &st) < 0)
+		return -errno;
+	uint8_t *countp = p9_put_reserve(&m->out, 4);
+	if (!countp)
+		return -ERANGE;
+	if (count > p9_wbuf_left(&m->out))
+		count = (uint32_t)p9_wbuf_left(&m->out);
+	if ((int64_t)off != f->dir_next && lseek(f->ofd, (off_t)off, SEEK_SET) < 0)
+		return -errno;
+	f->dir_next = (int64_t)off;
+
+	/* The request is parsed: its copy's space holds the getdents batch. */
+	uint8_t *buf = s->scratch;
+	size_t bufsz = count < 1024 ? 1024 : count;
+	size_t start = m->out.pos;
+	int64_t last = (int64_t)off;
+	bool full = false;
+
+	if (bufsz > s->max_msg)
+		bufsz = s->max_msg;
+	while (!full) {
+		/*
+		 * Ask the kernel for about what still fits: a dirent64 is
+		 * within a few bytes of its 9p entry, and whatever is read
+		 * beyond the reply is read again next time (bench-9p: a full
+		 * buffer each call made tmpfs produce 1.7x the entries sent).
+		 * The slack keeps room for one NAME_MAX entry.
+		 */
+		size_t room = count - (m->out.pos - start);
+		size_t want = room + room / 8 + 512;
+		ssize_t n = getdents64(f->ofd, buf, want < bufsz ? want : bufsz);
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		for (ssize_t pos = 0; pos < n;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + pos);
+			size_t nlen = strlen(d->d_name);
+			struct p9_qid q = {
+				.type = dtype_qid(d->d_type),
+				.path = p9_qid_path(s, st.st_dev, d->d_ino),
+			};
+			if (m->out.pos - start + P9_DIRENT_FIXEDSZ + nlen > count) {
+				full = true;
+				break;
+			}
+			p9_put_qid(&m->out, &q);
+			p9_put_u64(&m->out, (uint64_t)d->d_off);
+			p9_put_u8(&m->out, d->d_type);
+			p9_put_str(&m->out, d->d_name, nlen);
+			last = d->d_off;
+			pos += d->d_reclen;
+		}
+	}
+	if (full || err) {
+		/* The kernel read ahead of what was sent: go back to the last sent. */
+		if (lseek(f->ofd, (off_t)last, SEEK_SET) < 0 && !err)
+			err = -errno;
+	}
+	f->dir_next = last;
+	uint32_t used = (uint32_t)(m->out.pos - start);
+	if (used == 0 && (err || full))
+		return err ? err : -EINVAL;   /* error, or count too small for one entry */
+	uint32_t le = htole32(used);
+	memcpy(countp, &le, 4);
+	return 0;
+}

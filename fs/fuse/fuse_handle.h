@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The FUSE server's open file handles (OPEN, CREATE, OPENDIR, TMPFILE):
+ * a bounded table of host fds with the same (generation << 32 | index) ids
+ * and lock-free references as the inode table (fuse_inode.h). A handle
+ * holds a reference on its inode while it lives.
+ */
+#ifndef STAINLESS_FS_FUSE_FUSE_HANDLE_H
+#define STAINLESS_FS_FUSE_FUSE_HANDLE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fs/fuse/fuse_inode.h"
+
+struct fuse_handle {
+	_Atomic uint64_t state;
+	_Atomic bool released;
+	int fd;
+	int flags;              /* open flags as used on the host */
+	struct fuse_inode *inode; /* referenced while the handle lives */
+	uint32_t idx;
+	uint32_t free_next;
+	pthread_mutex_t dir_mu; /* directories: one READDIR at a time */
+	uint64_t dir_stamp;     /* stamp of its last READDIR, under dir_mu (fuse_ops_dir.c) */
+};
+
+struct fuse_htable {
+	pthread_mutex_t mu;
+	struct fuse_handle *slots;
+	uint32_t cap;
+	uint32_t used;
+	uint32_t free_head;
+	uint32_t live;
+	struct fuse_itable *it; /* whose cached fds make room in the budget */
+};
+
+/* Slots of the handle table unless a front end says otherwise. */
+#define FUSE_HANDLES_DEFAULT (1u << 16)
+
+/* cap slots; it is the inode table whose cached fds give way to open files. */
+int fuse_htable_init(struct fuse_htable *t, uint32_t cap, struct fuse_itable *it);
+void fuse_htable_fini(struct fuse_htable *t);
+
+/*
+ * Adds an open fd for inode (takes fd and a new reference on inode),
+ * charging it to the fd budget. Returns the handle id in *fh, or -ENFILE
+ * when the table is full or the budget spent (fd closed).
+ */
+int fuse_handle_add(struct fuse_htable *t, int fd, int flags,
+		    struct fuse_inode *inode, uint64_t *fh);
+struct fuse_handle *fuse_handle_get(struct fuse_htable *t, uint64_t fh);
+/* iput is called with the inode when the last handle reference goes. */
+void fuse_handle_put(struct fuse_htable *t, struct fuse_handle *h,
+		     struct fuse_itable *it);
+/* RELEASE: 0, or -EBADF when fh is not live (already released). */
+int fuse_handle_release(struct fuse_htable *ht, uint64_t fh,
+			struct fuse_itable *it);
+void fuse_htable_release_all(struct fuse_htable *ht, struct fuse_itable *it);
+
+#endif

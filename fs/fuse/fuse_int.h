@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Internals shared by the FUSE server's files: fuse_server.c (dispatch,
+ * INIT, the reply path), fuse_ops_*.c (handlers by op family), fuse_lock.c
+ * (POSIX/flock locks and parked SETLKW) and fuse_inode.c (tables).
+ */
+#ifndef STAINLESS_FS_FUSE_FUSE_INT_H
+#define STAINLESS_FS_FUSE_FUSE_INT_H
+
+#include <limits.h>
+#include <linux/fuse.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "fs/fuse/fuse_handle.h"
+#include "fs/fuse/fuse_inode.h"
+#include "fs/fuse/fuse_server.h"
+
+/* The wire layouts this server relies on (protocol 7.31+ sizes). */
+_Static_assert(sizeof(struct fuse_in_header) == 40, "fuse_in_header");
+_Static_assert(sizeof(struct fuse_out_header) == 16, "fuse_out_header");
+_Static_assert(sizeof(struct fuse_attr) == 88, "fuse_attr");
+_Static_assert(sizeof(struct fuse_entry_out) == 128, "fuse_entry_out");
+_Static_assert(sizeof(struct fuse_attr_out) == 104, "fuse_attr_out");
+_Static_assert(sizeof(struct fuse_init_in) == 64, "fuse_init_in");
+_Static_assert(sizeof(struct fuse_init_out) == 64, "fuse_init_out");
+_Static_assert(sizeof(struct fuse_open_out) == 16, "fuse_open_out");
+_Static_assert(sizeof(struct fuse_read_in) == 40, "fuse_read_in");
+_Static_assert(sizeof(struct fuse_write_in) == 40, "fuse_write_in");
+_Static_assert(sizeof(struct fuse_write_out) == 8, "fuse_write_out");
+_Static_assert(sizeof(struct fuse_setattr_in) == 88, "fuse_setattr_in");
+_Static_assert(sizeof(struct fuse_statfs_out) == 80, "fuse_statfs_out");
+_Static_assert(sizeof(struct fuse_lk_in) == 48, "fuse_lk_in");
+_Static_assert(sizeof(struct fuse_lk_out) == 24, "fuse_lk_out");
+_Static_assert(sizeof(struct fuse_dirent) == 24, "fuse_dirent");
+_Static_assert(sizeof(struct fuse_direntplus) == 152, "fuse_direntplus");
+_Static_assert(sizeof(struct fuse_forget_one) == 16, "fuse_forget_one");
+_Static_assert(sizeof(struct fuse_create_in) == 16, "fuse_create_in");
+_Static_assert(sizeof(struct fuse_mknod_in) == 16, "fuse_mknod_in");
+_Static_assert(sizeof(struct fuse_rename2_in) == 16, "fuse_rename2_in");
+_Static_assert(sizeof(struct fuse_release_in) == 24, "fuse_release_in");
+_Static_assert(sizeof(struct fuse_flush_in) == 24, "fuse_flush_in");
+_Static_assert(sizeof(struct fuse_fallocate_in) == 32, "fuse_fallocate_in");
+_Static_assert(sizeof(struct fuse_lseek_in) == 24, "fuse_lseek_in");
+_Static_assert(sizeof(struct fuse_copy_file_range_in) == 56, "copy_file_range_in");
+_Static_assert(sizeof(struct fuse_setupmapping_in) == 40, "setupmapping_in");
+_Static_assert(sizeof(struct fuse_removemapping_one) == 16, "removemapping_one");
+_Static_assert(FUSE_COMPAT_SETXATTR_IN_SIZE == 8, "setxattr_in (no SETXATTR_EXT)");
+
+#define FUSE_MIN_MINOR 31
+#define FUSE_OUR_MINOR 38
+/* Largest argument block copied out of a request (SETXATTR value + name). */
+#define FUSE_ARG_MAX (65536u + NAME_MAX + 1 + 64)
+/* Handlers return a reply length, -errno, or this. */
+#define FUSE_DEFERRED INT_MIN
+
+struct fuse_lkwait;
+
+struct fuse_server {
+	int proc_fd;              /* /proc/self/fd: reopening O_PATH fds */
+	struct fs_options opts;
+	struct fuse_server_params params;
+	struct fuse_itable it;
+	struct fuse_htable ht;
+	dev_t root_dev;
+	_Atomic bool initialized;
+	pthread_mutex_t init_mu;
+	/* What INIT negotiated (written before initialized is set). */
+	uint32_t minor;
+	bool submounts, killpriv_v2, writeback, posix_locks, flock_locks, io_uring;
+	uint32_t max_write;
+	uint64_t timeout_sec;     /* entry and attr validity */
+	/* Devices seen below the root: a tag keeps their st_ino apart. */
+	pthread_mutex_t dev_mu;
+	dev_t devs[255];
+	unsigned ndevs;
+	/* fuse_lock.c */
+	pthread_mutex_t lock_mu;  /* the inodes' lock-owner lists */
+	pthread_mutex_t wait_mu;
+	pthread_cond_t wait_cv;
+	struct fuse_lkwait *waiters;
+	unsigned nwaiters;
+};
+
+/* One request in flight, its header and argument copied out of req->in. */
+struct fuse_call {
+	struct fuse_server *srv;
+	struct fs_req *req;
+	const struct fs_transport *t;
+	struct fuse_in_header h;
+	const uint8_t *arg;       /* NUL-terminated copy; NULL for WRITE data */
+	uint32_t arglen;
+	size_t outcap;            /* bytes available in req->out */
+	struct fuse_inode *ino;   /* h.nodeid, referenced, for most ops */
+	int fd;                   /* ino's O_PATH fd, held for the request (-1: none) */
+	struct fuse_ifd ino_fd;
+};
+
+/* fuse_server.c: the reply path */
+size_t fuse_iov_total(const struct iovec *iov, unsigned n);
+size_t fuse_out_copy(const struct fs_req *req, size_t off, const void *src, size_t len);
+int fuse_out_slice(const struct iovec *iov, unsigned n, size_t off, size_t len,
+		   struct iovec *dst, int max);
+int fuse_reply_err(const struct fs_req *req, size_t outcap, uint64_t unique, int err);
+int fuse_reply(struct fuse_call *c, const void *data, size_t len);
+int fuse_reply2(struct fuse_call *c, const void *a, size_t alen,
+		const void *b, size_t blen);
+/* Writes just the header for a payload already placed after it. */
+int fuse_reply_hdr(const struct fs_req *req, uint64_t unique, size_t payload);
+
+/* fuse_server.c: helpers for handlers */
+int fuse_arg_str(struct fuse_call *c, uint32_t *off, const char **s, size_t *len);
+int fuse_arg_name(struct fuse_call *c, uint32_t *off, const char **name);
+void fuse_fill_attr(struct fuse_server *s, const struct stat *st,
+		    bool submount, struct fuse_attr *a);
+void fuse_fill_entry(struct fuse_server *s, struct fuse_inode *ino,
+		     const struct stat *st, struct fuse_entry_out *e);
+int fuse_stat(int fd, struct stat *st);
+/*
+ * LOOKUP of one checked name under parent, whose fd (any fd of that
+ * directory: its O_PATH fd or an open handle's) is dirfd; counts a lookup.
+ */
+int fuse_lookup_entry(struct fuse_server *s, struct fuse_inode *parent, int dirfd,
+		      const char *name, struct fuse_entry_out *e);
+/* Takes an O_PATH fd of an object just made and enters it. */
+int fuse_enter_fd(struct fuse_server *s, struct fuse_inode *parent, int fd,
+		  struct fuse_entry_out *e);
+int fuse_reopen(struct fuse_server *s, int fd, int flags);
+/* HANDLE_KILLPRIV_V2: clear set-id bits of a regular file as a write would. */
+int fuse_kill_suidgid(int fd);
+uint32_t fuse_open_flags_out(const struct fuse_server *s, bool dir);
+
+/* Handlers (fuse_ops_*.c, fuse_lock.c) */
+#define FUSE_OP(name) int fuse_op_##name(struct fuse_call *c)
+FUSE_OP(lookup); FUSE_OP(forget); FUSE_OP(batch_forget); FUSE_OP(getattr);
+FUSE_OP(setattr); FUSE_OP(readlink); FUSE_OP(statfs); FUSE_OP(access);
+FUSE_OP(symlink); FUSE_OP(mknod); FUSE_OP(mkdir); FUSE_OP(unlink);
+FUSE_OP(rmdir); FUSE_OP(rename); FUSE_OP(rename2); FUSE_OP(link);
+FUSE_OP(open); FUSE_OP(create); FUSE_OP(tmpfile); FUSE_OP(read);
+FUSE_OP(write); FUSE_OP(release); FUSE_OP(flush); FUSE_OP(fsync);
+FUSE_OP(fallocate); FUSE_OP(lseek); FUSE_OP(copy_file_range);
+FUSE_OP(syncfs); FUSE_OP(setupmapping); FUSE_OP(removemapping);
+FUSE_OP(opendir); FUSE_OP(readdir); FUSE_OP(readdirplus);
+FUSE_OP(releasedir); FUSE_OP(fsyncdir); FUSE_OP(setxattr);
+FUSE_OP(getxattr); FUSE_OP(listxattr); FUSE_OP(removexattr);
+FUSE_OP(getlk); FUSE_OP(setlk); FUSE_OP(setlkw); FUSE_OP(interrupt);
+
+/* fuse_lock.c */
+int fuse_lock_init(struct fuse_server *s);
+void fuse_lock_cancel_all(struct fuse_server *s);
+void fuse_lock_fini(struct fuse_server *s);
+/* FLUSH: drop the POSIX locks of owner on inode (close its OFD). */
+void fuse_lock_drop_owner(struct fuse_server *s, struct fuse_inode *ino, uint64_t owner);
+
+#endif

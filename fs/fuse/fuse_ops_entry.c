@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * FUSE handlers for names and attributes: LOOKUP, FORGET, BATCH_FORGET,
+ * GETATTR, SETATTR, READLINK, STATFS, ACCESS, the xattr ops, and the
+ * attribute/entry encoding every reply shares. Everything works on the
+ * inode's O_PATH fd (c->fd, held for the request) with AT_EMPTY_PATH; /proc is the fallback for kernels
+ * without fchmodat2/faccessat2 (before 6.6 / 5.8) and the way to xattrs.
+ */
+#include "fs/fuse/fuse_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fs/fs_xattr.h"
+#include "fs/resolve.h"
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+int fuse_stat(int fd, struct stat *st)
+{
+	return fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+/*
+ * Without FUSE_SUBMOUNTS the client sees one st_dev for the whole share, so
+ * inode numbers from other host filesystems get a per-device tag in their
+ * top byte to keep them distinct.
+ */
+static uint64_t ino_for(struct fuse_server *s, const struct stat *st)
+{
+	unsigned tag;
+
+	if (st->st_dev == s->root_dev || s->submounts)
+		return st->st_ino;
+	pthread_mutex_lock(&s->dev_mu);
+	for (tag = 0; tag < s->ndevs && s->devs[tag] != st->st_dev; tag++)
+		;
+	if (tag == s->ndevs && s->ndevs < sizeof(s->devs) / sizeof(s->devs[0]))
+		s->devs[s->ndevs++] = st->st_dev;
+	pthread_mutex_unlock(&s->dev_mu);
+	return ((uint64_t)st->st_ino & ((1ull << 56) - 1)) | ((uint64_t)(tag + 1) << 56);
+}
+
+void fuse_fill_attr(struct fuse_server *s, const struct stat *st,
+		    bool submount, struct fuse_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = ino_for(s, st);
+	a->size = (uint64_t)st->st_size;
+	a->blocks = (uint64_t)st->st_blocks;
+	a->atime = (uint64_t)st->st_atim.tv_sec;
+	a->mtime = (uint64_t)st->st_mtim.tv_sec;
+	a->ctime = (uint64_t)st->st_ctim.tv_sec;
+	a->atimensec = (uint32_t)st->st_atim.tv_nsec;
+	a->mtimensec = (uint32_t)st->st_mtim.tv_nsec;
+	a->ctimensec = (uint32_t)st->st_ctim.tv_nsec;
+	a->mode = st->st_mode;
+	a->nlink = (uint32_t)st->st_nlink;
+	a->uid = st->st_uid;
+	a->gid = st->st_gid;
+	a->rdev = (uint32_t)st->st_rdev;
+	a->blksize = (uint32_t)st->st_blksize;
+	if (submount && s->submounts)
+		a->flags |= FUSE_ATTR_SUBMOUNT;
+}
+
+void fuse_fill_entry(struct fuse_server *s, struct fuse_inode *ino,
+		     const struct stat *st, struct fuse_entry_out *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->nodeid = fuse_inode_nodeid(ino);
+	e->generation = fuse_inode_gen(ino);
+	e->entry_valid = s->timeout_sec;
+	e->attr_valid = s->timeout_sec;
+	fuse_fill_attr(s, st, ino->submount, &e->attr);
+}
+
+int fuse_enter_fd(struct fuse_server *s, struct fuse_inode *parent, int fd,
+		  struct fuse_entry_out *e)
+{
+	struct fuse_inode *ino;
+	struct stat st;
+	int r = fuse_stat(fd, &st);
+
+	if (r) {
+		close(fd);
+		return r;
+	}
+	r = fuse_inode_lookup_add(&s->it, fd, &st, parent->dev, &ino);
+	if (r)
+		return r;
+	fuse_fill_entry(s, ino, &st, e);
+	fuse_inode_put(&s->it, ino); /* the lookup count keeps it */
+	return 0;
+}
+
+int fuse_lookup_entry(struct fuse_server *s, struct fuse_inode *parent, int dirfd,
+		      const char *name, struct fuse_entry_out *e)
+{
+	int fd = fs_open_beneath(dirfd, name, O_PATH, 0);
+
+	return fd < 0 ? fd : fuse_enter_fd(s, parent, fd, e);
+}
+
+FUSE_OP(lookup)
+{
+	struct fuse_entry_out e;
+	const char *name;
+	uint32_t off = 0;
+	int r = fuse_arg_name(c, &off, &name);
+
+	if (r)
+		return r;
+	if (!S_ISDIR(c->ino->type))
+		return -ENOTDIR;
+	r = fuse_lookup_entry(c->srv, c->ino, c->fd, name, &e);
+	return r ? r : fuse_reply(c, &e, sizeof(e));
+}
+
+FUSE_OP(forget)
+{
+	struct fuse_forget_in in;
+
+	memcpy(&in, c->arg, sizeof(in));
+	fuse_inode_forget(&c->srv->it, c->h.nodeid, in.nlookup);
+	return 0;
+}
+
+FUSE_OP(batch_forget)
+{
+	struct fuse_batch_forget_in in;
+	struct fuse_forget_one one;
+
+	memcpy(&in, c->arg, sizeof(in));
+	/* A count the payload does not back is a malformed request: drop it. */
+	if ((uint64_t)in.count * sizeof(one) > c->arglen - sizeof(in))
+		return -EINVAL;
+	for (uint32_t i = 0; i < in.count; i++) {
+		memcpy(&one, c->arg + sizeof(in) + i * sizeof(one), sizeof(one));
+		fuse_inode_forget(&c->srv->it, one.nodeid, one.nlookup);
+	}
+	return 0;
+}
+
+static int reply_attr(struct fuse_call *c)
+{
+	struct fuse_attr_out out = { .attr_valid = c->srv->timeout_sec };
+	struct stat st;
+	int r = fuse_stat(c->fd, &st);
+
+	if (r)
+		return r;
+	fuse_fill_attr(c->srv, &st, c->ino->submount, &out.attr);
+	return fuse_reply(c, &out, sizeof(out));
+}
+
+FUSE_OP(getattr)
+{
+	return reply_attr(c);
+}
+
+static int path_of(char *buf, size_t n, int fd)
+{
+	return snprintf(buf, n, "%d", fd) < (int)n ? 0 : -EINVAL;
+}
+
+static int set_mode(struct fuse_call *c, int hfd, mode_t mode)
+{
+	char num[16];
+
+	if (hfd >= 0)
+		return fchmod(hfd, mode) < 0 ? -errno : 0;
+	if (syscall(SYS_fchmodat2, c->fd, "", mode, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EINVAL)
+		return -errno;
+	if (S_ISLNK(c->ino->type))
+		return -EOPNOTSUPP;
+	path_of(num, sizeof(num), c->fd);
+	return fchmodat(c->srv->proc_fd, num, mode, 0) < 0 ? -errno : 0;
+}
+
+/* HANDLE_KILLPRIV_V2: the server clears set-id bits the writer may not keep. */
+int fuse_kill_suidgid(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	mode_t m = st.st_mode;
+	if (!S_ISREG(m))
+		return 0;
+	if ((m & S_ISUID) || (m & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		return fchmod(fd, m & ~(mode_t)(S_ISUID | S_ISGID) & 07777) < 0 ? -errno : 0;
+	return 0;
+}
+
+static int set_size(struct fuse_call *c, struct fuse_handle *h, uint64_t size,
+		    bool kill)
+{
+	int fd, r = 0;
+
+	if (size > (uint64_t)INT64_MAX)
+		return -EINVAL;
+	if (h && (h->flags & O_ACCMODE) != O_RDONLY) {
+		fd = h->fd;
+	} else {
+		if (!S_ISREG(c->ino->type))
+			return S_ISDIR(c->ino->type) ? -EISDIR : -EINVAL;
+		fd = fuse_reopen(c->srv, c->fd, O_WRONLY);
+		if (fd < 0)
+			return fd;
+	}
+	if (ftruncate(fd, (off_t)size) < 0)
+		r = -errno;
+	else if (kill)
+		r = fuse_kill_suidgid(fd);
+	if (!h || fd != h->fd)
+		close(fd);
+	return r;
+}
+
+static int set_times(struct fuse_call *c, int hfd, const struct fuse_setattr_in *in)
+{
+	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_OMIT } };
+
+	if (in->valid & FATTR_ATIME_NOW)
+		ts[0].tv_nsec = UTIME_NOW;
+	else if (in->valid & FATTR_ATIME) {
+		if (in->atimensec >= 1000000000u)
+			return -EINVAL;
+		ts[0] = (struct timespec){ (time_t)in->atime, in->atimensec };
+	}
+	if (in->valid & FATTR_MTIME_NOW)
+		ts[1].tv_nsec = UTIME_NOW;
+	else if (in->valid & FATTR_MTIME) {
+		if (in->mtimensec >= 1000000000u)
+			return -EINVAL;
+		ts[1] = (struct timespec){ (time_t)in->mtime, in->mtimensec };
+	}
+	if (hfd >= 0)
+		return futimens(hfd, ts) < 0 ? -errno : 0;
+	return utimensat(c->fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ?
+	       -errno : 0;
+}
+
+FUSE_OP(setattr)
+{
+	struct fuse_setattr_in in;
+	struct fuse_handle *h = NULL;
+	int r = 0;
+
+	memcpy(&in, c->arg, sizeof(in));
+	if (in.valid & FATTR_FH) {
+		h = fuse_handle_get(&c->srv->ht, in.fh);
+		if (!h)
+			return -EBADF;
+		if (h->inode != c->ino) {
+			r = -EBADF;
+			goto out;
+		}
+	}
+	int hfd = h ? h->fd : -1;
+	if (in.valid & FATTR_MODE) {
+		r = set_mode(c, hfd, in.mode & 07777);
+		if (r)
+			goto out;
+	}
+	if (in.valid & (FATTR_UID | FATTR_GID)) {
+		uid_t u = (in.valid & FATTR_UID) ? in.uid : (uid_t)-1;
+		gid_t g = (in.valid & FATTR_GID) ? in.gid : (gid_t)-1;
+		if (fchownat(c->fd, "", u, g, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+			goto out;
+		}
+	}
+	if (in.valid & FATTR_SIZE) {
+		r = set_size(c, h, in.size,
+			     c->srv->killpriv_v2 && (in.valid & FATTR_KILL_SUIDGID));
+		if (r)
+			goto out;
+	}
+	if (in.valid & (FATTR_ATIME | FATTR_MTIME | FATTR_ATIME_NOW | FATTR_MTIME_NOW)) {
+		r = set_times(c, hfd, &in);
+		if (r)
+			goto out;
+	}
+	r = reply_attr(c);
+out:
+	if (h)
+		fuse_handle_put(&c->srv->ht, h, &c->srv->it);
+	return r;
+}
+
+FUSE_OP(readlink)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	if (!S_ISLNK(c->ino->type))
+		return -EINVAL;
+	n = readlinkat(c->fd, "", buf, sizeof(buf));
+	if (n < 0)
+		return -errno;
+	return fuse_reply(c, buf, (size_t)n);
+}
+
+FUSE_OP(statfs)
+{
+	struct fuse_statfs_out out = { 0 };
+	struct statfs sf;
+
+	if (fstatfs(c->fd, &sf) < 0)
+		return -errno;
+	out.st.blocks = sf.f_blocks;
+	out.st.bfree = sf.f_bfree;
+	out.st.bavail = sf.f_bavail;
+	out.st.files = sf.f_files;
+	out.st.ffree = sf.f_ffree;
+	out.st.bsize = (uint32_t)sf.f_bsize;
+	out.st.namelen = (uint32_t)sf.f_namelen;
+	out.st.frsize = (uint32_t)sf.f_frsize;
+	return fuse_reply(c, &out, sizeof(out));
+}
+
+FUSE_OP(access)
+{
+	struct fuse_access_in in;
+	char num[16];
+
+	memcpy(&in, c->arg, sizeof(in));
+	if (in.mask & ~(uint32_t)(R_OK | W_OK | X_OK))
+		return -EINVAL;
+	if ((in.mask & W_OK) && c->srv->opts.readonly)
+		return -EROFS;
+	/* AT_EACCESS: check as the fsuid/fsgid this thread runs with. */
+	if (syscall(SYS_faccessat2, c->fd, "", in.mask,
+		    AT_EMPTY_PATH | AT_EACCESS) == 0)
+		return fuse_reply(c, NULL, 0);
+	if (errno != ENOSYS)
+		return -errno;
+	path_of(num, sizeof(num), c->fd);
+	if (faccessat(c->srv->proc_fd, num, (int)in.mask, AT_EACCESS) < 0)
+		return -errno;
+	return fuse_reply(c, NULL, 0);
+}
+
+/*
+ * Extended attributes, only for shares with `xattr`; otherwise ENOSYS,
+ * which the client remembers (answering EOPNOTSUPP itself from then on).
+ * Which names reach the host, and as what, is fs_xattr.h's policy.
+ * The xattr calls take no dirfd before Linux 6.13 and refuse O_PATH fds,
+ * so they go through /proc/self/fd/N of the inode's O_PATH fd: the magic
+ * link names exactly the inode we hold (a symlink itself, never its
+ * target). SETXATTR is the compat layout: FUSE_SETXATTR_EXT is not
+ * negotiated.
+ */
+static int xattr_name(struct fuse_call *c, uint32_t *off, enum fs_xattr_use use,
+		      char host[XATTR_NAME_MAX + 1])
+{
+	const char *name;
+	size_t len;
+	int r = fuse_arg_str(c, off, &name, &len);
+
+	if (r)
+		return r;
+	if (len == 0 || len > XATTR_NAME_MAX)
+		return -ERANGE;
+	return fs_xattr_to_host(name, use, c->srv->opts.xattr_map, host, XATTR_NAME_MAX + 1);
+}
+
+static void proc_path(const struct fuse_call *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "/proc/self/fd/%d", c->fd);
+}
+
+FUSE_OP(setxattr)
+{
+	struct fuse_setxattr_in in = { 0 };
+	char name[XATTR_NAME_MAX + 1];
+	uint32_t off = FUSE_COMPAT_SETXATTR_IN_SIZE;
+	char path[40];
+	int r;
+
+	if (!c->srv->opts.xattr)
+		return -ENOSYS;
+	memcpy(&in, c->arg, FUSE_COMPAT_SETXATTR_IN_SIZE);
+	r = xattr_name(c, &off, FS_XATTR_SET, name);
+	if (r)
+		return r;
+	if (in.size > XATTR_SIZE_MAX)
+		return -E2BIG;
+	if ((uint64_t)off + in.size != c->arglen)
+		return -EINVAL;
+	if (in.flags & ~(uint32_t)(XATTR_CREATE | XATTR_REPLACE))
+		return -EINVAL;
+	proc_path(c, path, sizeof(path));
+	if (setxattr(path, name, c->arg + off, in.size, (int)in.flags) < 0)
+		return -errno;
+	return fuse_reply(c, NULL, 0);
+}
+
+/* GETXATTR and LISTXATTR: size 0 asks for the length, else for the bytes. */
+static int reply_sized(struct fuse_call *c, uint32_t want, const char *buf, ssize_t n)
+{
+	if (n < 0)
+		return (int)n;
+	if (want == 0) {
+		struct fuse_getxattr_out out = { .size = (uint32_t)n };
+		return fuse_reply(c, &out, sizeof(out));
+	}
+	return fuse_reply(c, buf, (size_t)n);
+}
+
+FUSE_OP(getxattr)
+{
+	struct fuse_getxattr_in in;
+	char name[XATTR_NAME_MAX + 1], path[40];
+	uint32_t off = sizeof(in);
+	char *buf = NULL;
+	ssize_t n;
+	int r;
+
+	if (!c->srv->opts.xattr)
+		return -ENOSYS;
+	memcpy(&in, c->arg, sizeof(in));
+	r = xattr_name(c, &off, FS_XATTR_GET, name);
+	if (r)
+		return r;
+	if (in.size > XATTR_SIZE_MAX)
+		in.size = XATTR_SIZE_MAX;
+	if (in.size && !(buf = malloc(in.size)))
+		return -ENOMEM;
+	proc_path(c, path, sizeof(path));
+	n = getxattr(path, name, buf, in.size);
+	r = reply_sized(c, in.size, buf, n < 0 ? -errno : n);
+	free(buf);
+	return r;
+}
+
+/*
+ * The client sees the host list translated (fs_xattr_list_from_host),
+ * which may fit a buffer the host list would not, and its size probe must
+ * count the translation: so the whole host list is read every time
+ * (XATTR_LIST_MAX holds any; a longer one is E2BIG from the host).
+ */
+FUSE_OP(listxattr)
+{
+	struct fuse_getxattr_in in;
+	char path[40];
+	char *buf;
+	ssize_t n;
+	int r;
+
+	if (!c->srv->opts.xattr)
+		return -ENOSYS;
+	memcpy(&in, c->arg, sizeof(in));
+	buf = malloc(XATTR_LIST_MAX);
+	if (!buf)
+		return -ENOMEM;
+	proc_path(c, path, sizeof(path));
+	n = listxattr(path, buf, XATTR_LIST_MAX);
+	if (n < 0)
+		n = -errno;
+	else
+		n = fs_xattr_list_from_host(buf, (size_t)n, c->srv->opts.xattr_map, buf,
+					    in.size > XATTR_LIST_MAX ? XATTR_LIST_MAX : in.size);
+	r = reply_sized(c, in.size, buf, n);
+	free(buf);
+	return r;
+}
+
+FUSE_OP(removexattr)
+{
+	char name[XATTR_NAME_MAX + 1], path[40];
+	uint32_t off = 0;
+	int r;
+
+	if (!c->srv->opts.xattr)
+		return -ENOSYS;
+	r = xattr_name(c, &off, FS_XATTR_SET, name);
+	if (r)
+		return r;
+	proc_path(c, path, sizeof(path));
+	if (removexattr(path, name) < 0)
+		return -errno;
+	return fuse_reply(c, NULL, 0);
+}

@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * FUSE passthrough server: request intake, dispatch, INIT/DESTROY and the
+ * one reply path. Handlers live in fuse_ops_entry.c (names, attributes,
+ * xattrs), fuse_ops_create.c (making and moving names), fuse_ops_file.c
+ * (open files), fuse_ops_rw.c (READ/WRITE), fuse_ops_dir.c (directories)
+ * and fuse_lock.c (locks, INTERRUPT).
+ *
+ * Answered with ENOSYS (the README lists these):
+ *   BMAP (no block devices behind a passthrough), IOCTL, POLL, NOTIFY_REPLY
+ *   (the server sends no notifications), CUSE_INIT, STATX (not defined by
+ *   the 7.38 uapi header this is built against), SETUPMAPPING and
+ *   REMOVEMAPPING unless a device handed in DAX callbacks, the xattr ops
+ *   unless the share has `xattr`, and any opcode not listed in ops[] below.
+ * Refused on purpose: MKNOD of character/block devices other than the
+ * overlayfs whiteout (0/0) unless the share has `devices` -- a guest must
+ * not mint host device nodes -- and opening anything but a regular file
+ * or a directory, in every op that opens (fs_reopen, fs_create_beneath):
+ * FIFOs would block a queue, device nodes would reach host devices.
+ */
+#include "fs/fuse/fuse_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs/fs_fdbudget.h"
+#include "fs/resolve.h"
+
+size_t fuse_iov_total(const struct iovec *iov, unsigned n)
+{
+	return fs_iov_len(iov, n);
+}
+
+/* Scatter len bytes into the out iovecs from byte off; returns bytes copied. */
+size_t fuse_out_copy(const struct fs_req *req, size_t off, const void *src, size_t len)
+{
+	return fs_iov_copy(req->out, req->nout, off, len, NULL, src);
+}
+
+static size_t in_copy(const struct fs_req *req, size_t off, void *dst, size_t len)
+{
+	return fs_iov_copy(req->in, req->nin, off, len, dst, NULL); /* guest */
+}
+
+/* The iovecs covering [off, off+len) of iov; returns how many (<= max). */
+int fuse_out_slice(const struct iovec *iov, unsigned n, size_t off, size_t len,
+		   struct iovec *dst, int max)
+{
+	return (int)fs_iov_slice(iov, n, off, len, dst, max > 0 ? (unsigned)max : 0, NULL);
+}
+
+int fuse_reply_hdr(const struct fs_req *req, uint64_t unique, size_t payload)
+{
+	struct fuse_out_header oh = {
+		.len = (uint32_t)(sizeof(oh) + payload),
+		.unique = unique,
+	};
+
+	fuse_out_copy(req, 0, &oh, sizeof(oh));
+	return (int)oh.len;
+}
+
+/* Every error leaves through here. */
+int fuse_reply_err(const struct fs_req *req, size_t outcap, uint64_t unique, int err)
+{
+	struct fuse_out_header oh = {
+		.len = sizeof(oh),
+		.error = err,
+		.unique = unique,
+	};
+
+	if (outcap < sizeof(oh))
+		return 0; /* nowhere to say it */
+	fuse_out_copy(req, 0, &oh, sizeof(oh));
+	return sizeof(oh);
+}
+
+int fuse_reply2(struct fuse_call *c, const void *a, size_t alen,
+		const void *b, size_t blen)
+{
+	size_t hl = sizeof(struct fuse_out_header);
+
+	if (c->outcap < hl || alen + blen > c->outcap - hl)
+		return -EINVAL;
+	if (alen)
+		fuse_out_copy(c->req, hl, a, alen);
+	if (blen)
+		fuse_out_copy(c->req, hl + alen, b, blen);
+	return fuse_reply_hdr(c->req, c->h.unique, alen + blen);
+}
+
+int fuse_reply(struct fuse_call *c, const void *data, size_t len)
+{
+	return fuse_reply2(c, data, len, NULL, 0);
+}
+
+int fuse_arg_str(struct fuse_call *c, uint32_t *off, const char **s, size_t *len)
+{
+	if (*off >= c->arglen)
+		return -EINVAL;
+	const char *p = (const char *)c->arg + *off;
+	const char *nul = memchr(p, '\0', c->arglen - *off);
+
+	if (!nul)
+		return -EINVAL;
+	*s = p;
+	*len = (size_t)(nul - p);
+	*off += (uint32_t)*len + 1;
+	return 0;
+}
+
+int fuse_arg_name(struct fuse_call *c, uint32_t *off, const char **name)
+{
+	size_t len;
+	int r = fuse_arg_str(c, off, name, &len);
+
+	return r ? r : fs_name_check(*name, len);
+}
+
+int fuse_reopen(struct fuse_server *s, int fd, int flags)
+{
+	/* Only regular files and directories: fs_reopen checks fd's type. */
+	return fs_reopen(s->proc_fd, fd, flags);
+}
+
+bool fuse_server_io_uring(const struct fuse_server *s)
+{
+	return s->io_uring;
+}
+
+uint32_t fuse_open_flags_out(const struct fuse_server *s, bool dir)
+{
+	switch (s->opts.cache) {
+	case FS_CACHE_NEVER:
+		return dir ? 0 : FOPEN_DIRECT_IO;
+	case FS_CACHE_ALWAYS:
+		return dir ? (FOPEN_CACHE_DIR | FOPEN_KEEP_CACHE) : FOPEN_KEEP_CACHE;
+	default:
+		return 0;
+	}
+}
+
+static int op_init(struct fuse_call *c)
+{
+	struct fuse_server *s = c->srv;
+	struct fuse_init_in in = { 0 };
+	struct fuse_init_out out = { .major = FUSE_KERNEL_VERSION };
+
+	memcpy(&in, c->arg, c->arglen < sizeof(in) ? c->arglen : sizeof(in));
+	if (in.major > FUSE_KERNEL_VERSION)
+		return fuse_reply(c, &out, sizeof(out)); /* kernel retries with 7 */
+	if (in.major < FUSE_KERNEL_VERSION || in.minor < FUSE_MIN_MINOR)
+		return -EPROTO;
+	pthread_mutex_lock(&s->init_mu);
+	if (atomic_load(&s->initialized)) {
+		pthread_mutex_unlock(&s->init_mu);
+		return -EIO; /* a second INIT needs a reset first */
+	}
+	uint64_t want = FUSE_ASYNC_READ | FUSE_POSIX_LOCKS | FUSE_ATOMIC_O_TRUNC |
+			FUSE_BIG_WRITES | FUSE_FLOCK_LOCKS | FUSE_ASYNC_DIO | FUSE_PARALLEL_DIROPS |
+			FUSE_MAX_PAGES | FUSE_SUBMOUNTS | FUSE_HANDLE_KILLPRIV_V2;
+	/*
+	 * READDIRPLUS hands the client each entry's attributes, which it
+	 * drops at once when they may not be cached (cache=never): then it
+	 * is a lookup per entry for nothing (virtiofsd made the same call).
+	 * The first READDIR of each listing is a READDIRPLUS otherwise, and
+	 * cost more than the rest of a 10,000-entry listing together.
+	 */
+	if (s->opts.cache != FS_CACHE_NEVER)
+		want |= FUSE_AUTO_INVAL_DATA | FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO;
+	if (s->opts.cache == FS_CACHE_ALWAYS)
+		want |= FUSE_CACHE_SYMLINKS;
+	if (s->opts.writeback && !s->opts.readonly)
+		want |= FUSE_WRITEBACK_CACHE;
+	/* With a DAX window, say mappings may be placed at any page. */
+	if (s->params.dax)
+		want |= FUSE_MAP_ALIGNMENT;
+	uint64_t offered = in.flags;
+	if (in.flags & FUSE_INIT_EXT)
+		offered |= (uint64_t)in.flags2 << 32;
+	if (s->params.io_uring)
+		want |= FUSE_OVER_IO_URING;
+	if (want >> 32)
+		want |= FUSE_INIT_EXT;      /* flags2 carries the high half */
+	uint64_t got = want & offered;
+
+	s->minor = in.minor < FUSE_OUR_MINOR ? in.minor : FUSE_OUR_MINOR;
+	s->submounts = got & FUSE_SUBMOUNTS;
+	s->killpriv_v2 = got & FUSE_HANDLE_KILLPRIV_V2;
+	s->writeback = got & FUSE_WRITEBACK_CACHE;
+	s->posix_locks = got & FUSE_POSIX_LOCKS;
+	s->flock_locks = got & FUSE_FLOCK_LOCKS;
+	out.minor = s->minor;
+	out.max_readahead = in.max_readahead;
+	s->io_uring = got & FUSE_OVER_IO_URING;
+	out.flags = (uint32_t)got;
+	out.flags2 = (uint32_t)(got >> 32);
+	out.max_background = 64;
+	out.congestion_threshold = 48;
+	out.max_write = s->max_write;
+	out.time_gran = 1;
+	out.max_pages = (uint16_t)(s->max_write / 4096);
+	if (got & FUSE_MAP_ALIGNMENT)
+		out.map_alignment = 12; /* log2 of the page size */
+	atomic_store(&s->initialized, true);
+	pthread_mutex_unlock(&s->init_mu);
+	return fuse_reply(c, &out, sizeof(out));
+}
+
+static int op_destroy(struct fuse_call *c)
+{
+	/* Other queues may still be draining; the tables are reference counted. */
+	fuse_lock_cancel_all(c->srv);
+	fuse_htable_release_all(&c->srv->ht, &c->srv->it);
+	fuse_itable_forget_all(&c->srv->it);
+	atomic_store(&c->srv->initialized, false);
+	return fuse_reply(c, NULL, 0);
+}
+
+enum {
+	F_MOD = 1 << 0,     /* modifies the share: EROFS when readonly */
+	F_CREDS = 1 << 1,   /* runs as the caller */
+	F_NOREPLY = 1 << 2, /* the client expects no answer, even on error */
+	F_NOINODE = 1 << 3, /* nodeid is not an inode of ours */
+};
+
+struct fuse_op_desc {
+	int (*fn)(struct fuse_call *c);
+	uint32_t minarg;
+	uint32_t flags;
+};
+
+#define OP(code, name, min, fl) [code] = { fuse_op_##name, min, fl }
+static const struct fuse_op_desc ops[] = {
+	[FUSE_INIT] = { op_init, 16, F_NOINODE },
+	[FUSE_DESTROY] = { op_destroy, 0, F_NOINODE },
+	OP(FUSE_LOOKUP, lookup, 2, F_CREDS),
+	OP(FUSE_FORGET, forget, sizeof(struct fuse_forget_in), F_NOREPLY | F_NOINODE),
+	OP(FUSE_BATCH_FORGET, batch_forget, sizeof(struct fuse_batch_forget_in),
+	   F_NOREPLY | F_NOINODE),
+	OP(FUSE_GETATTR, getattr, sizeof(struct fuse_getattr_in), 0),
+	OP(FUSE_SETATTR, setattr, sizeof(struct fuse_setattr_in), F_MOD | F_CREDS),
+	OP(FUSE_READLINK, readlink, 0, 0),
+	OP(FUSE_SYMLINK, symlink, 4, F_MOD | F_CREDS),
+	OP(FUSE_MKNOD, mknod, sizeof(struct fuse_mknod_in) + 2, F_MOD | F_CREDS),
+	OP(FUSE_MKDIR, mkdir, sizeof(struct fuse_mkdir_in) + 2, F_MOD | F_CREDS),
+	OP(FUSE_UNLINK, unlink, 2, F_MOD | F_CREDS),
+	OP(FUSE_RMDIR, rmdir, 2, F_MOD | F_CREDS),
+	OP(FUSE_RENAME, rename, sizeof(struct fuse_rename_in) + 4, F_MOD | F_CREDS),
+	OP(FUSE_RENAME2, rename2, sizeof(struct fuse_rename2_in) + 4, F_MOD | F_CREDS),
+	OP(FUSE_LINK, link, sizeof(struct fuse_link_in) + 2, F_MOD | F_CREDS),
+	OP(FUSE_OPEN, open, sizeof(struct fuse_open_in), F_CREDS),
+	OP(FUSE_CREATE, create, sizeof(struct fuse_create_in) + 2, F_MOD | F_CREDS),
+	OP(FUSE_TMPFILE, tmpfile, sizeof(struct fuse_create_in), F_MOD | F_CREDS),
+	OP(FUSE_READ, read, sizeof(struct fuse_read_in), F_NOINODE),
+	OP(FUSE_WRITE, write, sizeof(struct fuse_write_in), F_MOD | F_NOINODE),
+	OP(FUSE_STATFS, statfs, 0, 0),
+	OP(FUSE_RELEASE, release, sizeof(struct fuse_release_in), F_NOINODE),
+	OP(FUSE_FLUSH, flush, sizeof(struct fuse_flush_in), F_NOINODE),
+	OP(FUSE_FSYNC, fsync, sizeof(struct fuse_fsync_in), F_NOINODE),
+	OP(FUSE_SETXATTR, setxattr, FUSE_COMPAT_SETXATTR_IN_SIZE + 2, F_MOD | F_CREDS),
+	OP(FUSE_GETXATTR, getxattr, sizeof(struct fuse_getxattr_in) + 2, F_CREDS),
+	OP(FUSE_LISTXATTR, listxattr, sizeof(struct fuse_getxattr_in), F_CREDS),
+	OP(FUSE_REMOVEXATTR, removexattr, 2, F_MOD | F_CREDS),
+	OP(FUSE_OPENDIR, opendir, sizeof(struct fuse_open_in), F_CREDS),
+	OP(FUSE_READDIR, readdir, sizeof(struct fuse_read_in), F_NOINODE),
+	/* Its lookups run as the caller: no attributes past a missing x bit. */
+	OP(FUSE_READDIRPLUS, readdirplus, sizeof(struct fuse_read_in), F_NOINODE | F_CREDS),
+	OP(FUSE_RELEASEDIR, releasedir, sizeof(struct fuse_release_in), F_NOINODE),
+	OP(FUSE_FSYNCDIR, fsyncdir, sizeof(struct fuse_fsync_in), F_NOINODE),
+	OP(FUSE_GETLK, getlk, sizeof(struct fuse_lk_in), F_NOINODE),
+	OP(FUSE_SETLK, setlk, sizeof(struct fuse_lk_in), F_NOINODE),
+	OP(FUSE_SETLKW, setlkw, sizeof(struct fuse_lk_in), F_NOINODE),
+	OP(FUSE_ACCESS, access, sizeof(struct fuse_access_in), F_CREDS),
+	OP(FUSE_INTERRUPT, interrupt, sizeof(struct fuse_interrupt_in),
+	   F_NOREPLY | F_NOINODE),
+	OP(FUSE_FALLOCATE, fallocate, sizeof(struct fuse_fallocate_in), F_MOD | F_NOINODE),
+	OP(FUSE_LSEEK, lseek, sizeof(struct fuse_lseek_in), F_NOINODE),
+	OP(FUSE_COPY_FILE_RANGE, copy_file_range,
+	   sizeof(struct fuse_copy_file_range_in), F_MOD | F_NOINODE),
+	OP(FUSE_SETUPMAPPING, setupmapping, sizeof(struct fuse_setupmapping_in), 0),
+	OP(FUSE_REMOVEMAPPING, removemapping, sizeof(struct fuse_removemapping_in),
+	   F_NOINODE),
+	OP(FUSE_SYNCFS, syncfs, sizeof(struct fuse_syncfs_in), 0),
+};
+
+static int dispatch(struct fuse_call *c, const struct fuse_op_desc *d)
+{
+	struct fuse_server *s = c->srv;
+	bool creds = false;
+	int r;
+
+	if (!(d->flags & F_NOINODE)) {
+		c->ino = fuse_inode_get(&s->it, c->h.nodeid);
+		if (!c->ino)
+			return -ENOENT;
+		/* Before the caller's credentials: a reopen by handle needs root's. */
+		r = fuse_inode_fd(&s->it, c->ino, &c->ino_fd);
+		if (r)
+			goto out;
+		c->fd = c->ino_fd.fd;
+	}
+	if ((d->flags & F_CREDS) && (c->h.uid || c->h.gid)) {
+		r = fs_creds_set(c->h.uid, c->h.gid, NULL, 0);
+		if (r) {
+			fs_creds_reset();
+			goto out;
+		}
+		creds = true;
+	}
+	r = d->fn(c);
+	if (creds)
+		fs_creds_reset();
+out:
+	if (c->fd >= 0)
+		fuse_inode_fd_put(&c->ino_fd);
+	if (c->ino)
+		fuse_inode_put(&s->it, c->ino);
+	return r;
+}
+
+int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
+		       const struct fs_transport *t)
+{
+	struct fuse_call c = { .srv = s, .req = req, .t = t, .fd = -1 };
+	uint8_t stackbuf[4096];
+	uint8_t *heap = NULL;
+	size_t total = fuse_iov_total(req->in, req->nin);
+	const struct fuse_op_desc *d = NULL;
+	int r;
+
+	c.outcap = fuse_iov_total(req->out, req->nout);
+	if (total < sizeof(c.h) || in_copy(req, 0, &c.h, sizeof(c.h)) != sizeof(c.h))
+		return fuse_reply_err(req, c.outcap, 0, -EINVAL);
+	if (c.h.opcode < sizeof(ops) / sizeof(ops[0]) && ops[c.h.opcode].fn)
+		d = &ops[c.h.opcode];
+	if (c.h.len != total || (size_t)c.h.total_extlen * 8 > total - sizeof(c.h)) {
+		r = -EINVAL;
+		goto done;
+	}
+	/* Not one host call for a client with more than a passthrough needs. */
+	r = fs_caps_limit_once();
+	if (r)
+		goto done;
+	if (!d) {
+		r = -ENOSYS;
+		goto done;
+	}
+	if (!atomic_load_explicit(&s->initialized, memory_order_acquire) &&
+	    c.h.opcode != FUSE_INIT) {
+		r = -EIO;
+		goto done;
+	}
+	c.arglen = (uint32_t)(total - sizeof(c.h) - (size_t)c.h.total_extlen * 8);
+	if (c.arglen < d->minarg) {
+		r = -EINVAL;
+		goto done;
+	}
+	if ((d->flags & F_MOD) && s->opts.readonly) {
+		r = -EROFS;
+		goto done;
+	}
+	/* WRITE data stays in req->in; pwritev takes it from there. */
+	size_t copy = c.h.opcode == FUSE_WRITE ? sizeof(struct fuse_write_in) : c.arglen;
+	if (copy > FUSE_ARG_MAX) {
+		r = -EINVAL;
+		goto done;
+	}
+	uint8_t *buf = stackbuf;
+	if (copy + 1 > sizeof(stackbuf)) {
+		heap = malloc(copy + 1);
+		if (!heap) {
+			r = -ENOMEM;
+			goto done;
+		}
+		buf = heap;
+	}
+	in_copy(req, sizeof(c.h), buf, copy);
+	buf[copy] = 0;
+	c.arg = buf;
+	r = dispatch(&c, d);
+	free(heap);
+done:
+	if (r == FUSE_DEFERRED)
+		return FS_REQ_DEFERRED;
+	if (d && (d->flags & F_NOREPLY))
+		return 0;
+	if (r < 0)
+		return fuse_reply_err(req, c.outcap, c.h.unique, r);
+	return r;
+}
+
+uint32_t fuse_server_max_request(const struct fuse_server *s)
+{
+	return s->max_write + 4096;
+}
+
+/* Say once per share what the client will meet when handles are missing. */
+static void note_no_handles(const char *root_dir)
+{
+	fprintf(stderr, "stainless: fuse: %s: no file handles on this filesystem (or no "
+		"CAP_DAC_READ_SEARCH): every inode the client remembers holds an fd, and "
+		"past %u fds in the process lookups fail with ENFILE\n",
+		root_dir, fs_fd_limit());
+}
+
+int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
+			      const struct fs_options *opts,
+			      const struct fuse_server_params *params)
+{
+	struct fuse_server *s = calloc(1, sizeof(*s));
+	struct stat st;
+	int fd, r;
+
+	if (!s)
+		return -ENOMEM;
+	s->opts = *opts;
+	if (params)
+		s->params = *params;
+	s->max_write = s->params.max_write ? s->params.max_write : FUSE_SERVER_MAX_WRITE;
+	if (s->max_write < 4096 || s->max_write > (1u << 24))
+		s->max_write = FUSE_SERVER_MAX_WRITE;
+	s->max_write &= ~4095u;
+	s->timeout_sec = opts->cache == FS_CACHE_NEVER ? 0 :
+			 opts->cache == FS_CACHE_ALWAYS ? 86400 : 1;
+	uint32_t ni = s->params.max_inodes ? s->params.max_inodes : FUSE_INODES_DEFAULT;
+	uint32_t nh = s->params.max_handles ? s->params.max_handles : FUSE_HANDLES_DEFAULT;
+
+	fd = open(root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		goto err_free;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto err_fd;
+	}
+	s->root_dev = st.st_dev;
+	/* The share's own fds count too: many shares, one budget. */
+	r = fs_fd_charge();
+	if (r)
+		goto err_fd;
+	s->proc_fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->proc_fd < 0) {
+		r = -errno;
+		goto err_charge;
+	}
+	r = fuse_itable_init(&s->it, ni + 2);
+	if (r)
+		goto err_proc;
+	s->it.max_owners = nh; /* a lock owner's OFD costs what a handle does */
+	r = fuse_htable_init(&s->ht, nh + 1, &s->it);
+	if (r)
+		goto err_it;
+	r = fuse_lock_init(s);
+	if (r)
+		goto err_ht;
+	r = fuse_itable_set_root(&s->it, fd, &st, !s->params.test_no_file_handles);
+	fd = -1; /* the table's now, or closed */
+	if (r)
+		goto err_lock;
+	if (!s->it.handles && !s->params.test_no_file_handles)
+		note_no_handles(root_dir);
+	pthread_mutex_init(&s->init_mu, NULL);
+	pthread_mutex_init(&s->dev_mu, NULL);
+	umask(0);
+	*out = s;
+	return 0;
+err_lock:
+	fuse_lock_fini(s);
+err_ht:
+	fuse_htable_fini(&s->ht);
+err_it:
+	fuse_itable_fini(&s->it);
+err_proc:
+	close(s->proc_fd);
+err_charge:
+	fs_fd_refund();
+err_fd:
+	if (fd >= 0)
+		close(fd);
+err_free:
+	free(s);
+	return r;
+}
+
+int fuse_server_create(struct fuse_server **out, const char *root_dir,
+		       const struct fs_options *opts)
+{
+	return fuse_server_create_params(out, root_dir, opts, NULL);
+}
+
+void fuse_server_reset(struct fuse_server *s)
+{
+	fuse_lock_cancel_all(s);
+	fuse_htable_release_all(&s->ht, &s->it);
+	fuse_itable_forget_all(&s->it);
+	atomic_store(&s->initialized, false);
+}
+
+void fuse_server_destroy(struct fuse_server *s)
+{
+	if (!s)
+		return;
+	fuse_server_reset(s);
+	fuse_lock_fini(s);
+	fuse_htable_fini(&s->ht);
+	fuse_itable_fini(&s->it);
+	close(s->proc_fd);
+	fs_fd_refund();
+	pthread_mutex_destroy(&s->init_mu);
+	pthread_mutex_destroy(&s->dev_mu);
+	free(s);
+}

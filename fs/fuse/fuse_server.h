@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The FUSE passthrough server: answers FUSE requests (protocol 7.31 and
+ * newer) against a host directory. It never knows its transport; the
+ * virtio-fs device, the vhost-user backend and `stainless fuse-mount`
+ * (/dev/fuse) all feed it the same way.
+ *
+ * Using it from a transport:
+ *
+ *   struct fuse_server *srv;
+ *   fuse_server_create(&srv, "/srv/share", &opts);      // once per share
+ *   ...
+ *   // on any thread, concurrently (one per queue is the intended use):
+ *   int n = fuse_server_handle(srv, &req, &transport);
+ *   if (n >= 0) publish n bytes written into req.out   // 0: no reply (FORGET)
+ *   else        n == FS_REQ_DEFERRED: the server keeps req and calls
+ *               transport.complete(transport.ctx, &req, len) later, possibly
+ *               from another thread; req, req.out and the memory they name
+ *               must stay valid until then.
+ *   ...
+ *   fuse_server_reset(srv);    // device reset: forget all guest state
+ *   fuse_server_destroy(srv);  // after the transports stopped calling
+ *
+ * req.in holds one whole request (struct fuse_in_header first; iovecs may be
+ * split anywhere) and its byte total must equal the header's len; req.out is
+ * the space for the reply. WRITE payloads are written straight from req.in.
+ * Each call runs the filesystem work with the caller's (uid, gid) from the
+ * request header when the process is root, and leaves the thread's
+ * credentials as it found them. A thread's first call limits that
+ * thread's capabilities to what a passthrough needs, for good
+ * (fs_caps_limit): serve from threads that need no more afterwards.
+ *
+ * Blocking lock waits (SETLKW) run on a small helper thread that is woken
+ * for INTERRUPT with FUSE_SERVER_WAKE_SIGNAL; the server installs a no-op
+ * handler for it (without SA_RESTART). Keep that signal free in the process
+ * and unblocked in no thread the server creates (it unblocks it itself).
+ *
+ * Every host fd the server keeps for a client is charged to the process's
+ * fd budget (fs_fdbudget.h): one limit across all shares, however many
+ * inodes their clients remember (reopened by file handle where the
+ * filesystem gives them) and files they keep open (ENFILE beyond it).
+ *
+ * The server creates nothing in the process but file descriptors, those
+ * helper threads and a umask(0) at creation (the client already applied its
+ * own umask; the host's must not apply a second time).
+ */
+#ifndef STAINLESS_FS_FUSE_FUSE_SERVER_H
+#define STAINLESS_FS_FUSE_FUSE_SERVER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fs/fs_options.h"
+#include "fs/fs_req.h"
+
+struct fuse_server;
+
+#define FUSE_SERVER_WAKE_SIGNAL (SIGRTMIN + 4)
+
+/*
+ * DAX hook (a later issue): FUSE_SETUPMAPPING and FUSE_REMOVEMAPPING are
+ * answered ENOSYS until a device hands the server these callbacks. The
+ * server resolves fh to a host fd (held open for the call) and checks the
+ * access flags; the device maps [foffset, foffset+len) of fd at moffset in
+ * its window (MAP_SHARED|MAP_FIXED) or puts the window's backing back.
+ * Both return 0 or -errno; the server replies with that.
+ */
+struct fuse_dax_ops {
+	int (*setup_mapping)(void *ctx, int fd, uint64_t foffset, uint64_t len,
+			     uint64_t moffset, bool writable);
+	int (*remove_mapping)(void *ctx, uint64_t moffset, uint64_t len);
+};
+
+/* Kernels before 6.14 do not name it; the bit is the same everywhere. */
+#ifndef FUSE_OVER_IO_URING
+#define FUSE_OVER_IO_URING (1ULL << 41)
+#endif
+
+/* Knobs a front end or a test may set; zero means the default. */
+struct fuse_server_params {
+	/*
+	 * Table slots (memory; see fuse_inode.h for the bytes): inodes the
+	 * client may remember and files it may keep open, ENFILE beyond.
+	 * Host fds are bounded by the process's budget (fs_fdbudget.h),
+	 * shared with every other share.
+	 */
+	uint32_t max_inodes;  /* FUSE_INODES_DEFAULT */
+	uint32_t max_handles; /* FUSE_HANDLES_DEFAULT */
+	uint32_t max_write;   /* largest WRITE/READ payload offered at INIT */
+	const struct fuse_dax_ops *dax; /* NULL: no DAX window */
+	void *dax_ctx;
+	/* Offer FUSE_OVER_IO_URING at INIT (fuse-mount's per-CPU rings). */
+	bool io_uring;
+	/* Test only: no file handles, as on a filesystem without them. */
+	bool test_no_file_handles;
+	/* Test only: pretend every RWF_NOWAIT read would block. */
+	bool test_nowait_blocks;
+};
+
+#define FUSE_SERVER_MAX_WRITE (1u << 20)
+
+/*
+ * Opens root_dir (which must be a directory) and sets up the tables.
+ * Returns 0 or -errno; on success *out must be freed with destroy.
+ */
+int fuse_server_create(struct fuse_server **out, const char *root_dir,
+		       const struct fs_options *opts);
+int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
+			      const struct fs_options *opts,
+			      const struct fuse_server_params *params);
+
+/*
+ * Handles one request. Returns the reply length written into req->out (0
+ * when the request takes no reply: FORGET, BATCH_FORGET, INTERRUPT, or an
+ * out buffer too small for even a header) or FS_REQ_DEFERRED.
+ * Thread-safe; never blocks on a lock held by another request.
+ */
+int fuse_server_handle(struct fuse_server *srv, struct fs_req *req,
+		       const struct fs_transport *t);
+
+/*
+ * Call when this thread has answered everything it holds and would wait
+ * for the next request: the server does deferred work that speeds up the
+ * client's likely next request (reading a directory ahead). Returns
+ * whether it did any (so a caller may look for requests again before it
+ * sleeps). Cheap when there is nothing to do; any thread that handles
+ * requests may call it.
+ */
+bool fuse_server_idle(struct fuse_server *srv);
+
+/*
+ * Drops every inode and handle the client was given and cancels parked
+ * requests (completing them with EINTR); the next request must be INIT.
+ * Call with no other thread inside fuse_server_handle().
+ */
+void fuse_server_reset(struct fuse_server *srv);
+
+/* Resets, then frees everything. NULL is fine. */
+void fuse_server_destroy(struct fuse_server *srv);
+
+/* Largest request the server accepts (size receive buffers with this). */
+uint32_t fuse_server_max_request(const struct fuse_server *srv);
+
+/* After INIT: did the client accept FUSE_OVER_IO_URING (params.io_uring)? */
+bool fuse_server_io_uring(const struct fuse_server *srv);
+
+#endif

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]
+ * [--readonly] [--devices] [--xattr-map] [--poll USEC]`: the 9P2000.L server on a Unix
+ * stream socket, so clients nobody here wrote (diod's tools, the kernel's
+ * trans=unix) can test the same server code the virtio-9p device uses.
+ *
+ * Who may use it: the socket is mode 0600 (0660 with --socket-group, and
+ * that group), as virtiofsd does, and each connection's peer uid (from
+ * SO_PEERCRED) goes into its session, where a peer other than root may
+ * attach only as itself. Without that, any local process that could
+ * connect would attach as uid 0 and act as root in the share.
+ *
+ * One thread per connection, one session per connection. A frame whose
+ * size field cannot be a message (below the 7-byte header or above the
+ * negotiated msize) ends that connection: nothing after it can be framed.
+ * Replies of deferred requests (parked locks) are written from the helper
+ * thread, so writes to a connection are serialised by its mutex.
+ */
+#include "transport/p9_serve.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs/fs_fdbudget.h"
+#include "fs/fs_options.h"
+#include "transport/fs_wait.h"
+#include "fs/9p/p9_server.h"
+#include "fs/9p/p9_wire.h"
+
+/* The live connections, so that shutdown can end them and wait. */
+struct p9_conns {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct p9_conn *head;
+	unsigned n;
+	uint32_t poll_us;       /* how long a connection polls before it sleeps */
+};
+
+struct p9_conn {
+	struct p9_conn *next, **pprev;
+	struct p9_conns *all;
+	int fd;
+	uint32_t bufsz;
+	struct p9_session *s;
+	pthread_mutex_t wlock;
+	struct fs_transport t;
+};
+
+/* One request's buffers; a deferred request keeps its own until answered. */
+struct p9_conn_req {
+	struct fs_req req;
+	struct iovec in, out;
+	uint8_t *inbuf, *outbuf;
+};
+
+static struct p9_conn_req *creq_new(uint32_t bufsz)
+{
+	struct p9_conn_req *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->inbuf = malloc(bufsz);
+	r->outbuf = malloc(bufsz);
+	if (!r->inbuf || !r->outbuf) {
+		free(r->inbuf);
+		free(r->outbuf);
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void creq_free(struct p9_conn_req *r)
+{
+	free(r->inbuf);
+	free(r->outbuf);
+	free(r);
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = send(fd, (const uint8_t *)buf + done, len - done, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static void conn_reply(struct p9_conn *c, const void *buf, uint32_t len)
+{
+	pthread_mutex_lock(&c->wlock);
+	/* A client gone mid-reply is noticed by the reader; nothing to do here. */
+	(void)write_full(c->fd, buf, len);
+	pthread_mutex_unlock(&c->wlock);
+}
+
+static void conn_complete(void *ctx, struct fs_req *req, uint32_t len)
+{
+	struct p9_conn_req *r = (struct p9_conn_req *)((uint8_t *)req - offsetof(struct p9_conn_req, req));
+
+	if (len)
+		conn_reply(ctx, r->outbuf, len);
+	creq_free(r);
+}
+
+/*
+ * A request that may be deferred (only Tlock can, on a socket): it gets
+ * buffers of its own, since the server keeps them until it answers.
+ */
+static int handle_own(struct p9_conn *c, const uint8_t *frame, uint32_t size)
+{
+	struct p9_conn_req *r = creq_new(c->bufsz);
+
+	if (!r)
+		return -ENOMEM;
+	memcpy(r->inbuf, frame, size);
+	r->in = (struct iovec){ r->inbuf, size };
+	r->out = (struct iovec){ r->outbuf, c->bufsz };
+	r->req = (struct fs_req){ .in = &r->in, .nin = 1, .out = &r->out, .nout = 1 };
+	int n = p9_handle(c->s, &r->req, &c->t);
+	if (n == FS_REQ_DEFERRED)
+		return 0;                   /* conn_complete replies and frees */
+	if (n > 0)
+		conn_reply(c, r->outbuf, (uint32_t)n);
+	creq_free(r);
+	return n > 0 ? 0 : -EPROTO;
+}
+
+static void flush_replies(struct p9_conn *c, const uint8_t *out, size_t *outlen)
+{
+	if (*outlen)
+		conn_reply(c, out, (uint32_t)*outlen);
+	*outlen = 0;
+}
+
+/*
+ * Reads as much as the socket has, answers every whole frame in the buffer
+ * (in place, replies gathered in one buffer) and writes the replies with
+ * one call before blocking again: with requests pipelined, a batch costs
+ * two system calls instead of three per request. Those requests are handed
+ * over with a transport that cannot defer (no completion callback), so no
+ * reply is ever written into the shared buffer later.
+ */
+static void *conn_thread(void *arg)
+{
+	struct p9_conn *c = arg;
+	const struct fs_transport no_defer = { .ctx = c };
+	size_t incap = (size_t)c->bufsz + 65536, outcap = 2 * (size_t)c->bufsz;
+	size_t start = 0, end = 0, outlen = 0;
+	uint8_t *in = malloc(incap), *out = malloc(outcap);
+
+	while (in && out) {
+		uint32_t limit = p9_session_msize(c->s);
+		if (!limit)
+			limit = c->bufsz;
+		if (end - start >= 4) {
+			uint32_t size;
+			memcpy(&size, in + start, 4);
+			size = le32toh(size);
+			if (size < P9_HDRSZ || size > limit)
+				break;          /* a broken frame: the stream cannot resync */
+			if (end - start >= size) {
+				const uint8_t *frame = in + start;
+				start += size;
+				if (frame[4] == P9_TLOCK) {
+					flush_replies(c, out, &outlen);  /* keep replies in order */
+					if (handle_own(c, frame, size) < 0)
+						break;
+					continue;
+				}
+				if (outcap - outlen < limit)
+					flush_replies(c, out, &outlen);
+				struct iovec iv = { (void *)frame, size }, ov = { out + outlen, limit };
+				struct fs_req req = { .in = &iv, .nin = 1, .out = &ov, .nout = 1 };
+				int n = p9_handle(c->s, &req, &no_defer);
+				if (n <= 0)
+					break;
+				outlen += (size_t)n;
+				continue;
+			}
+		}
+		/* No whole frame left: send what is gathered, then wait for more. */
+		flush_replies(c, out, &outlen);
+		if (start) {
+			memmove(in, in + start, end - start);
+			end -= start;
+			start = 0;
+		}
+		ssize_t n = recv(c->fd, in + end, incap - end, MSG_DONTWAIT);
+		if (n < 0 && errno == EAGAIN && fs_wait_readable(c->fd, c->all->poll_us, -1) == 0)
+			continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		end += (size_t)n;
+	}
+	if (out)
+		flush_replies(c, out, &outlen);
+	free(in);
+	free(out);
+	/* Answers parked requests (through conn_complete) before returning. */
+	p9_session_destroy(c->s);
+	pthread_mutex_lock(&c->all->lock);
+	*c->pprev = c->next;
+	if (c->next)
+		c->next->pprev = c->pprev;
+	c->all->n--;
+	pthread_cond_broadcast(&c->all->cond);
+	close(c->fd);
+	pthread_mutex_unlock(&c->all->lock);
+	pthread_mutex_destroy(&c->wlock);
+	free(c);
+	return NULL;
+}
+
+static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd, uid_t peer)
+{
+	struct p9_conn *c = calloc(1, sizeof(*c));
+	pthread_attr_t attr;
+	pthread_t thr;
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	c->fd = fd;
+	c->all = all;
+	c->bufsz = p9_server_msize(srv);
+	c->t.complete = conn_complete;
+	c->t.ctx = c;
+	pthread_mutex_init(&c->wlock, NULL);
+	err = p9_session_create(&c->s, srv, c->bufsz);
+	if (err)
+		goto fail;
+	p9_session_set_peer(c->s, peer);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_mutex_lock(&all->lock);
+	err = -pthread_create(&thr, &attr, conn_thread, c);
+	if (!err) {
+		c->next = all->head;
+		if (all->head)
+			all->head->pprev = &c->next;
+		c->pprev = &all->head;
+		all->head = c;
+		all->n++;
+	}
+	pthread_mutex_unlock(&all->lock);
+	pthread_attr_destroy(&attr);
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	p9_session_destroy(c->s);
+	pthread_mutex_destroy(&c->wlock);
+	free(c);
+	return err;
+}
+
+/*
+ * Binds under a umask that leaves only the owner's bits, so the socket is
+ * never reachable by others even for an instant, then sets the mode (and
+ * group) explicitly: umask alone is not enough where the directory's
+ * default ACL overrides it. gid (gid_t)-1: mode 0600, no group.
+ */
+static int bind_private(int fd, const struct sockaddr_un *sa, gid_t gid)
+{
+	mode_t old = umask(0177);
+	int err = bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ? -errno : 0;
+
+	umask(old);
+	if (err)
+		return err;
+	if ((gid != (gid_t)-1 && chown(sa->sun_path, (uid_t)-1, gid) < 0) ||
+	    chmod(sa->sun_path, gid != (gid_t)-1 ? 0660 : 0600) < 0) {
+		err = -errno;
+		unlink(sa->sun_path);
+	}
+	return err;
+}
+
+static int listen_on(const char *path, gid_t gid)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, err;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (lstat(path, &st) == 0) {
+		/* A socket left by a dead server is replaced; a live one is not. */
+		if (!S_ISSOCK(st.st_mode)) {
+			close(fd);
+			return -EEXIST;
+		}
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			close(fd);
+			return -EADDRINUSE;
+		}
+		unlink(path);
+	}
+	err = bind_private(fd, &sa, gid);
+	if (!err && listen(fd, 64) < 0) {
+		err = -errno;
+		unlink(path);
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]"
+	      " [--readonly] [--devices] [--xattr-map] [--poll USEC]\n", f);
+}
+
+/* --socket-group: a group name, or a number (which need not have a name). */
+static int parse_group(const char *arg, gid_t *out)
+{
+	struct group gr, *res = NULL;
+	char buf[4096], *end;
+	unsigned long v;
+
+	if (getgrnam_r(arg, &gr, buf, sizeof(buf), &res) == 0 && res) {
+		*out = res->gr_gid;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || errno || arg[0] == '-' || v >= (gid_t)-1)
+		return -EINVAL;
+	*out = (gid_t)v;
+	return 0;
+}
+
+__attribute__((format(printf, 1, 2)))
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("stainless: 9p-serve: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+/* Ends every connection (their threads see EOF) and waits up to 2 s. */
+static bool stop_conns(struct p9_conns *all)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 2;
+	pthread_mutex_lock(&all->lock);
+	for (struct p9_conn *c = all->head; c; c = c->next)
+		shutdown(c->fd, SHUT_RDWR);
+	while (all->n && pthread_cond_timedwait(&all->cond, &all->lock, &ts) == 0)
+		;
+	bool done = all->n == 0;
+	pthread_mutex_unlock(&all->lock);
+	return done;
+}
+
+static int serve(struct p9_server *srv, struct p9_conns *all, int lfd, int sfd)
+{
+	struct pollfd pfd[2] = { { .fd = lfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (pfd[1].revents)
+			return 0;       /* SIGINT or SIGTERM */
+		if (pfd[0].revents & POLLIN) {
+			int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+			struct ucred cr;
+			socklen_t len = sizeof(cr);
+			if (cfd < 0)
+				continue;   /* the client gave up, or fds ran out: keep serving */
+			/* Who connected decides whom it may attach as: unknown is refused. */
+			if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
+			    start_conn(srv, all, cfd, cr.uid) < 0)
+				close(cfd);
+		}
+	}
+}
+
+int p9_serve_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "socket-group", required_argument, NULL, 'g' },
+		{ "msize", required_argument, NULL, 'm' },
+		{ "readonly", no_argument, NULL, 'r' },
+		{ "devices", no_argument, NULL, 'd' },
+		{ "xattr-map", no_argument, NULL, 'x' },
+		{ "poll", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *sock = NULL, *dir;
+	struct fs_options opts;
+	struct p9_server *srv;
+	gid_t gid = (gid_t)-1;
+	sigset_t set;
+	uint64_t n;
+	int c, err, lfd, sfd;
+
+	fs_options_default(&opts);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sock = optarg;
+			break;
+		case 'g':
+			if (parse_group(optarg, &gid) < 0)
+				return fail("--socket-group must be a group name or number, not '%s'", optarg);
+			break;
+		case 'm':
+			if (parse_size(optarg, &n) < 0 || n < P9_MSIZE_MIN || n > P9_MSIZE_MAX)
+				return fail("--msize must be a size between 4096 and 16M, not '%s'", optarg);
+			opts.msize = (uint32_t)n;
+			break;
+		case 'r':
+			opts.readonly = true;
+			break;
+		case 'd':
+			opts.devices = true;
+			break;
+		case 'x':
+			opts.xattr_map = true;
+			break;
+		case 'p':
+			if (fs_parse_poll(optarg, &opts.poll_us) < 0)
+				return fail("--poll must be microseconds, 0 to 10000, not '%s'", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return fail("bad option '%s' (usage: 9p-serve --socket PATH DIR [--socket-group GROUP] "
+				    "[--msize BYTES] [--readonly] [--devices] [--xattr-map] [--poll USEC])", argv[optind - 1]);
+		}
+	}
+	if (!sock)
+		return fail("%s", "--socket PATH is required");
+	if (optind != argc - 1)
+		return fail("%s", optind >= argc ? "missing the directory to share"
+						 : "exactly one directory to share expected");
+	dir = argv[optind];
+	fs_fd_raise_nofile(); /* before the budget is first read; best effort */
+	err = p9_server_create(&srv, dir, &opts);
+	if (err < 0) {
+		fprintf(stderr, "stainless: 9p-serve: cannot share '%s': %s\n", dir, strerror(-err));
+		return 1;
+	}
+	/* Threads inherit this mask: the signals arrive only through sfd. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, P9_CANCEL_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	sigdelset(&set, P9_CANCEL_SIGNAL);
+	signal(SIGPIPE, SIG_IGN);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	lfd = listen_on(sock, gid);
+	if (lfd < 0 || sfd < 0) {
+		fprintf(stderr, "stainless: 9p-serve: cannot listen on '%s': %s\n", sock,
+			strerror(lfd < 0 ? -lfd : errno));
+		p9_server_destroy(srv);
+		return 1;
+	}
+	struct p9_conns all = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+				.poll_us = opts.poll_us };
+	err = serve(srv, &all, lfd, sfd);
+	close(lfd);
+	unlink(sock);
+	close(sfd);
+	/* A connection stuck past the grace time keeps the server: exit ends both. */
+	if (stop_conns(&all))
+		p9_server_destroy(srv);
+	if (err < 0) {
+		fprintf(stderr, "stainless: 9p-serve: %s\n", strerror(-err));
+		return 1;
+	}
+	return 0;
+}
