@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "fs/9p/p9_impl.h"
-#include "fs/resolve.h"
+#include "fs/creds.h"
 
 struct p9_parked {
 	struct p9_parked *next;

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "fs/fs_fdbudget.h"
-#include "fs/resolve.h"
+#include "fs/creds.h"
 
 #define MAX_WAITERS 64
 #define OFFSET_MAX INT64_MAX

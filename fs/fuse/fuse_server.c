@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "fs/fs_fdbudget.h"
+#include "fs/creds.h"
 #include "fs/resolve.h"
 
 size_t fuse_iov_total(const struct iovec *iov, unsigned n)

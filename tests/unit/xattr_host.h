@@ -19,7 +19,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fs/resolve.h"
+#include "fs/creds.h"
 #include "tests/unit/on_thread.h"
 
 static char xh_path[4096];          /* the file the client calls "f" */

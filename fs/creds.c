@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Per-thread credentials and capabilities (see creds.h). */
+#include "fs/creds.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/fsuid.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int fs_creds_set(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups)
+{
+	if (geteuid() != 0)
+		return 0;
+	/* Groups first, while fsuid is still 0 and we may change them. */
+	if (syscall(SYS_setgroups, ngroups, groups) < 0)
+		return -errno;
+	setfsgid(gid);
+	if ((gid_t)setfsgid((gid_t)-1) != gid)
+		return -EPERM;
+	setfsuid(uid);
+	if ((uid_t)setfsuid((uid_t)-1) != uid)
+		return -EPERM;
+	return 0;
+}
+
+void fs_creds_reset(void)
+{
+	if (geteuid() != 0)
+		return;
+	setfsuid(0);
+	setfsgid(0);
+	syscall(SYS_setgroups, 0, NULL);
+}
+
+int fs_caps_limit(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	/* pid 0: this thread alone, which is the point. */
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	/*
+	 * The bounding set first, while CAP_SETPCAP may still be ours. It
+	 * ends at EPERM (no CAP_SETPCAP: the bounding set stays, fine) or
+	 * EINVAL (past the kernel's last capability).
+	 */
+	for (int cap = 0; cap < 64; cap++) {
+		if (FS_CAPS_KEEP & (1ull << cap))
+			continue;
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+			break;
+	}
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		uint32_t keep = (uint32_t)(FS_CAPS_KEEP >> (32 * i));
+
+		d[i].effective &= keep;
+		d[i].permitted &= keep;
+		d[i].inheritable &= keep;
+	}
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
+int fs_caps_limit_once(void)
+{
+	static __thread bool limited;
+	int r;
+
+	if (limited)
+		return 0;
+	r = fs_caps_limit();
+	limited = r == 0;
+	return r;
+}

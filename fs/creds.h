@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Per-thread credentials and capabilities of the threads that make host
+ * calls for a client, shared by the FUSE and 9p servers.
+ */
+#ifndef STAINLESS_FS_CREDS_H
+#define STAINLESS_FS_CREDS_H
+
+#include <linux/capability.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * Run the calling thread's filesystem calls as uid/gid with the given
+ * supplementary groups (per-thread: setfsuid/setfsgid and the raw setgroups
+ * syscall, which unlike glibc's wrapper does not touch other threads), so
+ * permission checks are the host kernel's. Only effective when running as
+ * root; otherwise a no-op that reports success. fs_creds_reset() goes back
+ * to root with no supplementary groups.
+ */
+int fs_creds_set(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups);
+void fs_creds_reset(void);
+
+/*
+ * The capabilities a passthrough needs: FS_CAPS_KEEP, as a mask of
+ * CAP_* bits. CHOWN, DAC_OVERRIDE, FOWNER, FSETID and MKNOD for what root
+ * does to files; SETUID and SETGID for fs_creds_set; DAC_READ_SEARCH for
+ * open_by_handle_at and AT_EMPTY_PATH lookups.
+ */
+#define FS_CAPS_KEEP ((1ull << CAP_CHOWN) | (1ull << CAP_DAC_OVERRIDE) |          \
+		      (1ull << CAP_DAC_READ_SEARCH) | (1ull << CAP_FOWNER) |      \
+		      (1ull << CAP_FSETID) | (1ull << CAP_SETGID) |               \
+		      (1ull << CAP_SETUID) | (1ull << CAP_MKNOD))
+
+/*
+ * Limits the calling thread's permitted, effective and inheritable
+ * capabilities to FS_CAPS_KEEP, and its bounding set too where it may
+ * (CAP_SETPCAP), so not even an execve gets the rest back. Capabilities
+ * are per thread and setfsuid() takes away only the file-system ones,
+ * so a thread serving clients would otherwise keep CAP_SYS_ADMIN and
+ * CAP_SETFCAP (trusted.* and security.capability xattrs), CAP_SYS_NICE
+ * and the rest whatever fsuid it runs a request with. Every thread that
+ * makes host calls for a client calls this before its first; it cannot
+ * be undone. Harmless without root: a subset of what the thread holds
+ * can always be set. 0 or -errno.
+ */
+int fs_caps_limit(void);
+
+/*
+ * fs_caps_limit() at a serving thread's first request, for the servers'
+ * request entries: one thread-local load per request after that, and
+ * every transport's threads are covered without knowing about it.
+ */
+int fs_caps_limit_once(void);
+
+#endif
