@@ -17,12 +17,18 @@
 #ifndef STAINLESS_FS_FS_REQ_H
 #define STAINLESS_FS_FS_REQ_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
 
-#define FS_REQ_DEFERRED (-1)
+/*
+ * The one "deferred" result of every server and transport: outside both
+ * the reply lengths (>= 0) and -errno (-1 .. -4095), so no error can be
+ * mistaken for it.
+ */
+#define FS_REQ_DEFERRED INT_MIN
 
 struct fs_req {
 	const struct iovec *in;
@@ -73,7 +79,7 @@ static inline size_t fs_iov_len(const struct iovec *iov, unsigned n)
 	return total;
 }
 
-/* Copies up to len bytes at off out of iov into dst, or else into iov from src. */
+/* One copier for both directions: into dst from iov, or into iov from src. */
 static inline size_t fs_iov_copy(const struct iovec *iov, unsigned n, size_t off, size_t len,
 				 void *dst, const void *src)
 {
@@ -95,6 +101,20 @@ static inline size_t fs_iov_copy(const struct iovec *iov, unsigned n, size_t off
 		off = 0;
 	}
 	return done;
+}
+
+/* Copies up to len bytes at byte off of iov into dst; returns bytes copied. */
+static inline size_t fs_iov_read(const struct iovec *iov, unsigned n, size_t off,
+				 void *dst, size_t len)
+{
+	return fs_iov_copy(iov, n, off, len, dst, NULL);
+}
+
+/* Copies up to len bytes from src into iov at byte off; returns bytes copied. */
+static inline size_t fs_iov_write(const struct iovec *iov, unsigned n, size_t off,
+				  const void *src, size_t len)
+{
+	return fs_iov_copy(iov, n, off, len, NULL, src);
 }
 
 /*

@@ -150,12 +150,13 @@ struct p9_msg {
 	uint32_t size;
 	struct p9_rbuf in;        /* body after the 7-byte header */
 	struct p9_wbuf out;       /* reply body after the 7-byte header */
-	uint32_t direct_len;      /* P9_DONE: whole reply already in req->out */
+	uint32_t direct_len;      /* != 0: the whole reply is already in req->out */
 };
 
-/* Handler results besides 0 (reply body in m->out) and -errno. */
-#define P9_DONE     1
-#define P9_DEFERRED 2
+/*
+ * Handlers return 0 (the reply body is in m->out, or the whole reply in
+ * req->out when they set direct_len), -errno, or FS_REQ_DEFERRED.
+ */
 
 /* p9_fid.c */
 struct p9_fid *p9_fid_get(struct p9_session *s, uint32_t fid);
@@ -213,7 +214,5 @@ int p9_lock_flush(struct p9_session *s, uint16_t oldtag);
 void p9_lock_cancel_all(struct p9_session *s);
 void p9_lock_init_signal(void);
 
-/* p9_server.c: builds an Rlerror for a deferred request into req->out. */
-uint32_t p9_reply_error(struct fs_req *req, uint16_t tag, int err);
 
 #endif

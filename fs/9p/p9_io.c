@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Open files and their data: Tlopen, Tlcreate, Tread, Twrite, Tfsync,
- * Treaddir.
+ * Open files and their data: Tlopen, Tlcreate, Tread, Twrite, Tfsync.
  *
  * Read and write payloads move straight between the transport's iovecs and
  * the file (preadv/pwritev on slices of req->in/req->out), with no copy
@@ -241,7 +240,7 @@ static void aio_done(void *arg, int result)
 		p9_put_hdr(buf, sizeof(buf), P9_RWRITE, a->tag);
 		p9_wbuf_init(&w, buf + P9_HDRSZ, 4);
 		p9_put_u32(&w, (uint32_t)result);
-		len = (uint32_t)p9_iov_write(a->req->out, a->req->nout, 0, buf, sizeof(buf));
+		len = (uint32_t)fs_iov_write(a->req->out, a->req->nout, 0, buf, sizeof(buf));
 	} else {
 		uint8_t buf[P9_IOHDRSZ];
 		struct p9_wbuf w;
@@ -249,13 +248,13 @@ static void aio_done(void *arg, int result)
 		p9_put_hdr(buf, len, P9_RREAD, a->tag);
 		p9_wbuf_init(&w, buf + P9_HDRSZ, 4);
 		p9_put_u32(&w, (uint32_t)result);
-		p9_iov_write(a->req->out, a->req->nout, 0, buf, sizeof(buf));
+		fs_iov_write(a->req->out, a->req->nout, 0, buf, sizeof(buf));
 	}
 	a->t->complete(a->t->ctx, a->req, len);
 	if (a->flush_req) {
 		uint8_t buf[P9_HDRSZ];
 		p9_put_hdr(buf, sizeof(buf), P9_RFLUSH, a->flush_tag);
-		len = (uint32_t)p9_iov_write(a->flush_req->out, a->flush_req->nout, 0, buf, sizeof(buf));
+		len = (uint32_t)fs_iov_write(a->flush_req->out, a->flush_req->nout, 0, buf, sizeof(buf));
 		a->t->complete(a->t->ctx, a->flush_req, len);
 	}
 	aio_free(a->s, a);
@@ -268,7 +267,7 @@ int p9_aio_flush(struct p9_msg *m, uint16_t oldtag)
 		if (a->tag == oldtag && !a->flush_req && m->t && m->t->complete) {
 			a->flush_req = m->req;
 			a->flush_tag = m->tag;
-			return P9_DEFERRED;
+			return FS_REQ_DEFERRED;
 		}
 	}
 	return 0;
@@ -276,7 +275,7 @@ int p9_aio_flush(struct p9_msg *m, uint16_t oldtag)
 
 /*
  * The I/O itself: NOWAIT first, then async through the transport, then
- * blocking. Returns 0 with *done bytes, -errno, or P9_DEFERRED (aio_done
+ * blocking. Returns 0 with *done bytes, -errno, or FS_REQ_DEFERRED (aio_done
  * replies later).
  */
 static int do_io(struct p9_msg *m, bool is_write, int fd, struct iovec *v, unsigned k,
@@ -302,7 +301,7 @@ static int do_io(struct p9_msg *m, bool is_write, int fd, struct iovec *v, unsig
 			m->s->aios = a;
 			if (m->t->async->submit_rw(m->t->ctx, is_write, fd, a->v, k, off,
 						   aio_done, a) == 0)
-				return P9_DEFERRED;
+				return FS_REQ_DEFERRED;
 			m->s->aios = a->next;
 			aio_free(m->s, a);
 		}
@@ -321,7 +320,7 @@ int p9_op_read(struct p9_msg *m)
 	uint32_t fid = p9_get_u32(&m->in);
 	uint64_t off = p9_get_u64(&m->in);
 	uint32_t count = p9_get_u32(&m->in);
-	size_t outcap = p9_iov_len(m->req->out, m->req->nout), got;
+	size_t outcap = fs_iov_len(m->req->out, m->req->nout), got;
 	struct iovec v[P9_IOV_MAX];
 	struct p9_fid *f;
 	ssize_t n;
@@ -345,19 +344,19 @@ int p9_op_read(struct p9_msg *m)
 		return -ERANGE;
 	if (count > outcap - P9_IOHDRSZ)
 		count = (uint32_t)(outcap - P9_IOHDRSZ);
-	k = p9_iov_slice(m->req->out, m->req->nout, P9_IOHDRSZ, count, v, P9_IOV_MAX, &got);
+	k = fs_iov_slice(m->req->out, m->req->nout, P9_IOHDRSZ, count, v, P9_IOV_MAX, &got);
 	n = 0;
 	err = k ? do_io(m, false, f->ofd, v, k, off, &n) : 0;
 	if (err)
-		return err;    /* -errno, or P9_DEFERRED */
+		return err;    /* -errno, or FS_REQ_DEFERRED */
 	uint8_t hdr[P9_IOHDRSZ];
 	struct p9_wbuf w;
 	m->direct_len = P9_IOHDRSZ + (uint32_t)n;
 	p9_put_hdr(hdr, m->direct_len, P9_RREAD, m->tag);
 	p9_wbuf_init(&w, hdr + P9_HDRSZ, 4);
 	p9_put_u32(&w, (uint32_t)n);
-	p9_iov_write(m->req->out, m->req->nout, 0, hdr, sizeof(hdr));
-	return P9_DONE;
+	fs_iov_write(m->req->out, m->req->nout, 0, hdr, sizeof(hdr));
+	return 0;
 }
 
 int p9_op_write(struct p9_msg *m)
@@ -387,11 +386,11 @@ int p9_op_write(struct p9_msg *m)
 		return -EBADF;
 	if (off > INT64_MAX)
 		return -EINVAL;
-	k = p9_iov_slice(m->req->in, m->req->nin, P9_TWRITE_HDRSZ, count, v, P9_IOV_MAX, &got);
+	k = fs_iov_slice(m->req->in, m->req->nin, P9_TWRITE_HDRSZ, count, v, P9_IOV_MAX, &got);
 	n = 0;
 	err = k ? do_io(m, true, f->ofd, v, k, off, &n) : 0;
 	if (err)
-		return err;    /* -errno, or P9_DEFERRED */
+		return err;    /* -errno, or FS_REQ_DEFERRED */
 	p9_put_u32(&m->out, (uint32_t)n);
 	return 0;
 }
@@ -410,105 +409,5 @@ int p9_op_fsync(struct p9_msg *m)
 		return err;
 	if ((datasync ? fdatasync(f->ofd) : fsync(f->ofd)) < 0)
 		return -errno;
-	return 0;
-}
-
-static uint8_t dtype_qid(unsigned char t)
-{
-	return t == DT_DIR ? P9_QTDIR : t == DT_LNK ? P9_QTSYMLINK : P9_QTFILE;
-}
-
-/*
- * Fills the reply with as many entries as fit, in one pass over
- * getdents64. Each entry's offset is the kernel's d_off, so a later
- * Treaddir from any offset handed out resumes exactly; the directory fd's
- * position is tracked to skip the lseek on sequential reads.
- */
-int p9_op_readdir(struct p9_msg *m)
-{
-	struct p9_session *s = m->s;
-	uint32_t fid = p9_get_u32(&m->in);
-	uint64_t off = p9_get_u64(&m->in);
-	uint32_t count = p9_get_u32(&m->in);
-	struct p9_fid *f;
-	struct stat st;
-	int err = 0;
-
-	if (p9_rbuf_error(&m->in))
-		return -EPROTO;
-	f = p9_fid_get_open(s, fid, &err);
-	if (!f)
-		return err;
-	if (!S_ISDIR(f->mode))
-		return -ENOTDIR;
-	if (off > INT64_MAX)
-		return -EINVAL;
-	if (fstat(f->ofd, &st) < 0)
-		return -errno;
-	uint8_t *countp = p9_put_reserve(&m->out, 4);
-	if (!countp)
-		return -ERANGE;
-	if (count > p9_wbuf_left(&m->out))
-		count = (uint32_t)p9_wbuf_left(&m->out);
-	if ((int64_t)off != f->dir_next && lseek(f->ofd, (off_t)off, SEEK_SET) < 0)
-		return -errno;
-	f->dir_next = (int64_t)off;
-
-	/* The request is parsed: its copy's space holds the getdents batch. */
-	uint8_t *buf = s->scratch;
-	size_t bufsz = count < 1024 ? 1024 : count;
-	size_t start = m->out.pos;
-	int64_t last = (int64_t)off;
-	bool full = false;
-
-	if (bufsz > s->max_msg)
-		bufsz = s->max_msg;
-	while (!full) {
-		/*
-		 * Ask the kernel for about what still fits: a dirent64 is
-		 * within a few bytes of its 9p entry, and whatever is read
-		 * beyond the reply is read again next time (bench-9p: a full
-		 * buffer each call made tmpfs produce 1.7x the entries sent).
-		 * The slack keeps room for one NAME_MAX entry.
-		 */
-		size_t room = count - (m->out.pos - start);
-		size_t want = room + room / 8 + 512;
-		ssize_t n = getdents64(f->ofd, buf, want < bufsz ? want : bufsz);
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		for (ssize_t pos = 0; pos < n;) {
-			struct dirent64 *d = (struct dirent64 *)(buf + pos);
-			size_t nlen = strlen(d->d_name);
-			struct p9_qid q = {
-				.type = dtype_qid(d->d_type),
-				.path = p9_qid_path(s, st.st_dev, d->d_ino),
-			};
-			if (m->out.pos - start + P9_DIRENT_FIXEDSZ + nlen > count) {
-				full = true;
-				break;
-			}
-			p9_put_qid(&m->out, &q);
-			p9_put_u64(&m->out, (uint64_t)d->d_off);
-			p9_put_u8(&m->out, d->d_type);
-			p9_put_str(&m->out, d->d_name, nlen);
-			last = d->d_off;
-			pos += d->d_reclen;
-		}
-	}
-	if (full || err) {
-		/* The kernel read ahead of what was sent: go back to the last sent. */
-		if (lseek(f->ofd, (off_t)last, SEEK_SET) < 0 && !err)
-			err = -errno;
-	}
-	f->dir_next = last;
-	uint32_t used = (uint32_t)(m->out.pos - start);
-	if (used == 0 && (err || full))
-		return err ? err : -EINVAL;   /* error, or count too small for one entry */
-	uint32_t le = htole32(used);
-	memcpy(countp, &le, 4);
 	return 0;
 }

@@ -96,7 +96,7 @@ static uint32_t lock_reply(struct fs_req *req, uint16_t tag, uint8_t status)
 
 	p9_put_hdr(buf, sizeof(buf), P9_RLOCK, tag);
 	buf[P9_HDRSZ] = status;
-	return (uint32_t)p9_iov_write(req->out, req->nout, 0, buf, sizeof(buf));
+	return (uint32_t)fs_iov_write(req->out, req->nout, 0, buf, sizeof(buf));
 }
 
 static void *park_thread(void *arg)
@@ -225,7 +225,7 @@ int p9_op_lock(struct p9_msg *m)
 	if (errno != EAGAIN && errno != EACCES)
 		return -errno;
 	if ((flags & P9_LOCK_FLAGS_BLOCK) && park(m, f->ofd, &fl))
-		return P9_DEFERRED;
+		return FS_REQ_DEFERRED;
 	/* Non-blocking, or no room to park: the client retries on BLOCKED. */
 	p9_put_u8(&m->out, P9_LOCK_BLOCKED);
 	return 0;

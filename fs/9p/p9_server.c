@@ -145,21 +145,6 @@ void p9_session_set_peer(struct p9_session *s, uid_t uid)
 	s->peer_uid = uid;
 }
 
-/* Writes Rlerror into req->out; 0 when even that does not fit. */
-uint32_t p9_reply_error(struct fs_req *req, uint16_t tag, int err)
-{
-	uint8_t buf[P9_HDRSZ + 4];
-	struct p9_wbuf w;
-
-	p9_put_hdr(buf, sizeof(buf), P9_RLERROR, tag);
-	p9_wbuf_init(&w, buf + P9_HDRSZ, 4);
-	p9_put_u32(&w, (uint32_t)-err);
-	if (p9_iov_len(req->out, req->nout) < sizeof(buf))
-		return 0;
-	p9_iov_write(req->out, req->nout, 0, buf, sizeof(buf));
-	return sizeof(buf);
-}
-
 static int op_version(struct p9_msg *m)
 {
 	struct p9_session *s = m->s;
@@ -331,7 +316,7 @@ static int parse_frame(struct p9_msg *m, size_t total)
 		return -EMSGSIZE;
 	want = m->type == P9_TWRITE && m->size >= P9_TWRITE_HDRSZ ? P9_TWRITE_HDRSZ : m->size;
 	/* guest: copied before parsing, so it cannot change underneath us */
-	p9_iov_read(m->req->in, m->req->nin, 0, s->scratch, want);
+	fs_iov_read(m->req->in, m->req->nin, 0, s->scratch, want);
 	p9_rbuf_init(&m->in, s->scratch + P9_HDRSZ, want - P9_HDRSZ);
 	return 0;
 }
@@ -340,8 +325,8 @@ int p9_handle(struct p9_session *s, struct fs_req *req, const struct fs_transpor
 {
 	uint8_t hdr[P9_HDRSZ];
 	struct p9_msg m = { .s = s, .req = req, .t = t, .tag = P9_NOTAG };
-	size_t total = p9_iov_len(req->in, req->nin);
-	size_t outcap = p9_iov_len(req->out, req->nout);
+	size_t total = fs_iov_len(req->in, req->nin);
+	size_t outcap = fs_iov_len(req->out, req->nout);
 	struct p9_rbuf r;
 	int ret;
 
@@ -349,7 +334,7 @@ int p9_handle(struct p9_session *s, struct fs_req *req, const struct fs_transpor
 		ret = -EINVAL;
 		goto reply;
 	}
-	p9_iov_read(req->in, req->nin, 0, hdr, sizeof(hdr)); /* guest */
+	fs_iov_read(req->in, req->nin, 0, hdr, sizeof(hdr)); /* guest */
 	p9_rbuf_init(&r, hdr, sizeof(hdr));
 	m.size = p9_get_u32(&r);
 	m.type = p9_get_u8(&r);
@@ -387,9 +372,9 @@ int p9_handle(struct p9_session *s, struct fs_req *req, const struct fs_transpor
 			ret = ops[m.type](&m);
 	}
 reply:
-	if (ret == P9_DEFERRED)
+	if (ret == FS_REQ_DEFERRED)
 		return FS_REQ_DEFERRED;
-	if (ret == P9_DONE)
+	if (ret == 0 && m.direct_len)
 		return (int)m.direct_len;
 	if (ret == 0 && p9_wbuf_error(&m.out))
 		ret = -ERANGE;
@@ -397,6 +382,6 @@ reply:
 		return (int)p9_reply_error(req, m.tag, ret);
 	uint32_t len = (uint32_t)(P9_HDRSZ + m.out.pos);
 	p9_put_hdr(s->reply, len, (uint8_t)(m.type + 1), m.tag);
-	p9_iov_write(req->out, req->nout, 0, s->reply, len);
+	fs_iov_write(req->out, req->nout, 0, s->reply, len);
 	return (int)len;
 }

@@ -196,23 +196,17 @@ void p9_put_hdr(void *buf, uint32_t size, uint8_t type, uint16_t tag)
 	memcpy(buf, &h, sizeof(h));
 }
 
-size_t p9_iov_len(const struct iovec *iov, unsigned n)
+/* Writes Rlerror into req->out; 0 when even that does not fit. */
+uint32_t p9_reply_error(struct fs_req *req, uint16_t tag, int err)
 {
-	return fs_iov_len(iov, n);
-}
+	uint8_t buf[P9_HDRSZ + 4];
+	struct p9_wbuf w;
 
-size_t p9_iov_read(const struct iovec *iov, unsigned n, size_t off, void *dst, size_t len)
-{
-	return fs_iov_copy(iov, n, off, len, dst, NULL);
-}
-
-size_t p9_iov_write(const struct iovec *iov, unsigned n, size_t off, const void *src, size_t len)
-{
-	return fs_iov_copy(iov, n, off, len, NULL, src);
-}
-
-unsigned p9_iov_slice(const struct iovec *iov, unsigned n, size_t off, size_t len,
-		      struct iovec *out, unsigned max, size_t *got)
-{
-	return fs_iov_slice(iov, n, off, len, out, max, got);
+	p9_put_hdr(buf, sizeof(buf), P9_RLERROR, tag);
+	p9_wbuf_init(&w, buf + P9_HDRSZ, 4);
+	p9_put_u32(&w, (uint32_t)-err);
+	if (fs_iov_len(req->out, req->nout) < sizeof(buf))
+		return 0;
+	fs_iov_write(req->out, req->nout, 0, buf, sizeof(buf));
+	return sizeof(buf);
 }

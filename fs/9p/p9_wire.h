@@ -243,18 +243,11 @@ int p9_wbuf_error(const struct p9_wbuf *w);
 /* Writes size[4] type[1] tag[2] at the start of buf. */
 void p9_put_hdr(void *buf, uint32_t size, uint8_t type, uint16_t tag);
 
-/* iovec helpers: total length, copies at a byte offset, and slicing. */
-size_t p9_iov_len(const struct iovec *iov, unsigned n);
-/* Copies up to len bytes from iov starting at off; returns bytes copied. */
-size_t p9_iov_read(const struct iovec *iov, unsigned n, size_t off, void *dst, size_t len);
-/* Copies up to len bytes into iov starting at off; returns bytes copied. */
-size_t p9_iov_write(const struct iovec *iov, unsigned n, size_t off, const void *src, size_t len);
+struct fs_req;
 /*
- * Describes bytes [off, off+len) of iov as at most max entries in out.
- * Returns the number of entries and sets *got to the bytes covered, which
- * is less than len when iov is shorter or max entries are not enough.
+ * The one error reply: writes Rlerror(err) for tag into req->out and
+ * returns its length, 0 when even that does not fit.
  */
-unsigned p9_iov_slice(const struct iovec *iov, unsigned n, size_t off, size_t len,
-		      struct iovec *out, unsigned max, size_t *got);
+uint32_t p9_reply_error(struct fs_req *req, uint16_t tag, int err);
 
 #endif

@@ -204,7 +204,7 @@ int p9_xattr_write(struct p9_msg *m, struct p9_fid *f, uint64_t off, uint32_t co
 	if (off > f->xsize || count > f->xsize - off)
 		return -ENOSPC;
 	/* guest: the value is data, copied once into the fid's buffer */
-	p9_iov_read(m->req->in, m->req->nin, P9_TWRITE_HDRSZ, f->xbuf + off, count);
+	fs_iov_read(m->req->in, m->req->nin, P9_TWRITE_HDRSZ, f->xbuf + off, count);
 	if (off + count > f->xfilled)
 		f->xfilled = off + count;
 	p9_put_u32(&m->out, count);

@@ -53,8 +53,6 @@ _Static_assert(FUSE_COMPAT_SETXATTR_IN_SIZE == 8, "setxattr_in (no SETXATTR_EXT)
 #define FUSE_OUR_MINOR 38
 /* Largest argument block copied out of a request (SETXATTR value + name). */
 #define FUSE_ARG_MAX (65536u + NAME_MAX + 1 + 64)
-/* Handlers return a reply length, -errno, or this. */
-#define FUSE_DEFERRED INT_MIN
 
 struct fuse_lkwait;
 
@@ -98,11 +96,7 @@ struct fuse_call {
 	struct fuse_ifd ino_fd;
 };
 
-/* fuse_server.c: the reply path */
-size_t fuse_iov_total(const struct iovec *iov, unsigned n);
-size_t fuse_out_copy(const struct fs_req *req, size_t off, const void *src, size_t len);
-int fuse_out_slice(const struct iovec *iov, unsigned n, size_t off, size_t len,
-		   struct iovec *dst, int max);
+/* fuse_reply.c: the reply path */
 int fuse_reply_err(const struct fs_req *req, size_t outcap, uint64_t unique, int err);
 int fuse_reply(struct fuse_call *c, const void *data, size_t len);
 int fuse_reply2(struct fuse_call *c, const void *a, size_t alen,
@@ -110,7 +104,7 @@ int fuse_reply2(struct fuse_call *c, const void *a, size_t alen,
 /* Writes just the header for a payload already placed after it. */
 int fuse_reply_hdr(const struct fs_req *req, uint64_t unique, size_t payload);
 
-/* fuse_server.c: helpers for handlers */
+/* fuse_reply.c: argument helpers; fuse_ops_entry.c: attributes and entries */
 int fuse_arg_str(struct fuse_call *c, uint32_t *off, const char **s, size_t *len);
 int fuse_arg_name(struct fuse_call *c, uint32_t *off, const char **name);
 void fuse_fill_attr(struct fuse_server *s, const struct stat *st,
@@ -132,20 +126,59 @@ int fuse_reopen(struct fuse_server *s, int fd, int flags);
 int fuse_kill_suidgid(int fd);
 uint32_t fuse_open_flags_out(const struct fuse_server *s, bool dir);
 
-/* Handlers (fuse_ops_*.c, fuse_lock.c) */
-#define FUSE_OP(name) int fuse_op_##name(struct fuse_call *c)
-FUSE_OP(lookup); FUSE_OP(forget); FUSE_OP(batch_forget); FUSE_OP(getattr);
-FUSE_OP(setattr); FUSE_OP(readlink); FUSE_OP(statfs); FUSE_OP(access);
-FUSE_OP(symlink); FUSE_OP(mknod); FUSE_OP(mkdir); FUSE_OP(unlink);
-FUSE_OP(rmdir); FUSE_OP(rename); FUSE_OP(rename2); FUSE_OP(link);
-FUSE_OP(open); FUSE_OP(create); FUSE_OP(tmpfile); FUSE_OP(read);
-FUSE_OP(write); FUSE_OP(release); FUSE_OP(flush); FUSE_OP(fsync);
-FUSE_OP(fallocate); FUSE_OP(lseek); FUSE_OP(copy_file_range);
-FUSE_OP(syncfs); FUSE_OP(setupmapping); FUSE_OP(removemapping);
-FUSE_OP(opendir); FUSE_OP(readdir); FUSE_OP(readdirplus);
-FUSE_OP(releasedir); FUSE_OP(fsyncdir); FUSE_OP(setxattr);
-FUSE_OP(getxattr); FUSE_OP(listxattr); FUSE_OP(removexattr);
-FUSE_OP(getlk); FUSE_OP(setlk); FUSE_OP(setlkw); FUSE_OP(interrupt);
+/* Handlers: plain functions, listed in fuse_server.c's ops[] table. */
+/* fuse_ops_entry.c */
+int fuse_op_lookup(struct fuse_call *c);
+int fuse_op_forget(struct fuse_call *c);
+int fuse_op_batch_forget(struct fuse_call *c);
+int fuse_op_getattr(struct fuse_call *c);
+int fuse_op_setattr(struct fuse_call *c);
+int fuse_op_readlink(struct fuse_call *c);
+int fuse_op_statfs(struct fuse_call *c);
+int fuse_op_access(struct fuse_call *c);
+int fuse_op_setxattr(struct fuse_call *c);
+int fuse_op_getxattr(struct fuse_call *c);
+int fuse_op_listxattr(struct fuse_call *c);
+int fuse_op_removexattr(struct fuse_call *c);
+/* fuse_ops_create.c */
+int fuse_op_symlink(struct fuse_call *c);
+int fuse_op_mknod(struct fuse_call *c);
+int fuse_op_mkdir(struct fuse_call *c);
+int fuse_op_unlink(struct fuse_call *c);
+int fuse_op_rmdir(struct fuse_call *c);
+int fuse_op_rename(struct fuse_call *c);
+int fuse_op_rename2(struct fuse_call *c);
+int fuse_op_link(struct fuse_call *c);
+/* fuse_ops_file.c */
+int fuse_op_open(struct fuse_call *c);
+int fuse_op_create(struct fuse_call *c);
+int fuse_op_tmpfile(struct fuse_call *c);
+int fuse_op_release(struct fuse_call *c);
+int fuse_op_flush(struct fuse_call *c);
+int fuse_op_fsync(struct fuse_call *c);
+int fuse_op_fallocate(struct fuse_call *c);
+int fuse_op_lseek(struct fuse_call *c);
+int fuse_op_copy_file_range(struct fuse_call *c);
+int fuse_op_syncfs(struct fuse_call *c);
+int fuse_op_setupmapping(struct fuse_call *c);
+int fuse_op_removemapping(struct fuse_call *c);
+/* fuse_ops_rw.c */
+int fuse_op_read(struct fuse_call *c);
+int fuse_op_write(struct fuse_call *c);
+/* fuse_ops_dir.c */
+int fuse_op_opendir(struct fuse_call *c);
+int fuse_op_readdir(struct fuse_call *c);
+int fuse_op_readdirplus(struct fuse_call *c);
+int fuse_op_releasedir(struct fuse_call *c);
+int fuse_op_fsyncdir(struct fuse_call *c);
+/* fuse_lock.c */
+int fuse_op_getlk(struct fuse_call *c);
+int fuse_op_setlk(struct fuse_call *c);
+int fuse_op_setlkw(struct fuse_call *c);
+int fuse_op_interrupt(struct fuse_call *c);
+
+/* fuse_ops_dir.c: reads the next block of the directory last read, if any. */
+bool fuse_dir_read_ahead(struct fuse_server *s);
 
 /* fuse_lock.c */
 int fuse_lock_init(struct fuse_server *s);

@@ -176,7 +176,7 @@ static int to_flock(const struct fuse_file_lock *lk, struct flock *fl)
 	return 0;
 }
 
-FUSE_OP(getlk)
+int fuse_op_getlk(struct fuse_call *c)
 {
 	struct fuse_lk_in in;
 	struct fuse_lk_out out = { 0 };
@@ -252,7 +252,7 @@ static void *waiter_main(void *arg)
 	}
 	close(w->fd);
 	fs_fd_refund();
-	size_t outcap = fuse_iov_total(w->req->out, w->req->nout);
+	size_t outcap = fs_iov_len(w->req->out, w->req->nout);
 	int len = r ? fuse_reply_err(w->req, outcap, w->unique, r)
 		    : fuse_reply_hdr(w->req, w->unique, 0);
 	w->t.complete(w->t.ctx, w->req, (uint32_t)len);
@@ -324,7 +324,7 @@ static int park(struct fuse_call *c, int fd, bool is_flock, int op,
 		return -r;
 	}
 	pthread_mutex_unlock(&s->wait_mu);
-	return FUSE_DEFERRED;
+	return FS_REQ_DEFERRED;
 }
 
 static int setlk(struct fuse_call *c, bool wait)
@@ -380,12 +380,12 @@ out:
 	return r;
 }
 
-FUSE_OP(setlk)
+int fuse_op_setlk(struct fuse_call *c)
 {
 	return setlk(c, false);
 }
 
-FUSE_OP(setlkw)
+int fuse_op_setlkw(struct fuse_call *c)
 {
 	return setlk(c, true);
 }
@@ -408,7 +408,7 @@ static bool kick(struct fuse_server *s, uint64_t unique, bool all)
 	return found;
 }
 
-FUSE_OP(interrupt)
+int fuse_op_interrupt(struct fuse_call *c)
 {
 	struct fuse_interrupt_in in;
 

@@ -44,7 +44,7 @@ static int dir_args(struct fuse_call *c, void *in, uint32_t insize, const char *
 	return r ? r : need_dir(c);
 }
 
-FUSE_OP(symlink)
+int fuse_op_symlink(struct fuse_call *c)
 {
 	const char *name, *target;
 	size_t tlen;
@@ -66,7 +66,7 @@ FUSE_OP(symlink)
 	return reply_new_entry(c, name);
 }
 
-FUSE_OP(mknod)
+int fuse_op_mknod(struct fuse_call *c)
 {
 	struct fuse_mknod_in in;
 	const char *name;
@@ -84,7 +84,7 @@ FUSE_OP(mknod)
 	return reply_new_entry(c, name);
 }
 
-FUSE_OP(mkdir)
+int fuse_op_mkdir(struct fuse_call *c)
 {
 	struct fuse_mkdir_in in;
 	const char *name;
@@ -110,12 +110,12 @@ static int remove_name(struct fuse_call *c, int flags)
 	return fuse_reply(c, NULL, 0);
 }
 
-FUSE_OP(unlink)
+int fuse_op_unlink(struct fuse_call *c)
 {
 	return remove_name(c, 0);
 }
 
-FUSE_OP(rmdir)
+int fuse_op_rmdir(struct fuse_call *c)
 {
 	return remove_name(c, AT_REMOVEDIR);
 }
@@ -147,7 +147,7 @@ static int do_rename(struct fuse_call *c, uint64_t newdir, uint32_t flags,
 	return r;
 }
 
-FUSE_OP(rename)
+int fuse_op_rename(struct fuse_call *c)
 {
 	struct fuse_rename_in in;
 
@@ -155,7 +155,7 @@ FUSE_OP(rename)
 	return do_rename(c, in.newdir, 0, sizeof(in));
 }
 
-FUSE_OP(rename2)
+int fuse_op_rename2(struct fuse_call *c)
 {
 	struct fuse_rename2_in in;
 
@@ -163,7 +163,7 @@ FUSE_OP(rename2)
 	return do_rename(c, in.newdir, in.flags, sizeof(in));
 }
 
-FUSE_OP(link)
+int fuse_op_link(struct fuse_call *c)
 {
 	struct fuse_link_in in;
 	struct fuse_inode *old;

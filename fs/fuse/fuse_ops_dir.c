@@ -17,7 +17,7 @@
  *
  * Read-ahead: a READDIR that stopped because its reply was full marks its
  * handle; when the transport next runs out of requests it calls
- * fuse_server_idle(), which tops the buffer up from the host while the
+ * fuse_dir_read_ahead() (the server's idle work), which tops the buffer up from the host while the
  * client is still unpacking the reply, under the same conditions (the same
  * handle, still open, nobody reading it since). The next READDIR then only
  * copies. Reading a large directory is getdents64 on the host and the
@@ -84,7 +84,7 @@ static struct dir_rest *dir_rest_get(bool make)
 	return dr;
 }
 
-FUSE_OP(opendir)
+int fuse_op_opendir(struct fuse_call *c)
 {
 	struct fuse_open_out out = { 0 };
 	int fd, r;
@@ -214,7 +214,7 @@ static int do_readdir(struct fuse_call *c, bool plus)
 					break;
 				}
 				size_t got = make_record(c->srv, h, plus, d, namelen, rec);
-				fuse_out_copy(c->req, hl + pos, rec, got);
+				fs_iov_write(c->req->out, c->req->nout, hl + pos, rec, got);
 				pos += got;
 				dr->resume_off = d->d_off;
 			}
@@ -232,7 +232,7 @@ static int do_readdir(struct fuse_call *c, bool plus)
 	return r;
 }
 
-bool fuse_server_idle(struct fuse_server *s)
+bool fuse_dir_read_ahead(struct fuse_server *s)
 {
 	struct dir_rest *dr;
 	struct fuse_handle *h;
@@ -265,17 +265,17 @@ bool fuse_server_idle(struct fuse_server *s)
 	return worked;
 }
 
-FUSE_OP(readdir)
+int fuse_op_readdir(struct fuse_call *c)
 {
 	return do_readdir(c, false);
 }
 
-FUSE_OP(readdirplus)
+int fuse_op_readdirplus(struct fuse_call *c)
 {
 	return do_readdir(c, true);
 }
 
-FUSE_OP(releasedir)
+int fuse_op_releasedir(struct fuse_call *c)
 {
 	struct fuse_release_in in;
 
@@ -284,7 +284,7 @@ FUSE_OP(releasedir)
 	return r ? r : fuse_reply(c, NULL, 0);
 }
 
-FUSE_OP(fsyncdir)
+int fuse_op_fsyncdir(struct fuse_call *c)
 {
 	struct fuse_fsync_in in;
 	struct fuse_handle *h;

@@ -112,7 +112,7 @@ int fuse_lookup_entry(struct fuse_server *s, struct fuse_inode *parent, int dirf
 	return fd < 0 ? fd : fuse_enter_fd(s, parent, fd, e);
 }
 
-FUSE_OP(lookup)
+int fuse_op_lookup(struct fuse_call *c)
 {
 	struct fuse_entry_out e;
 	const char *name;
@@ -127,7 +127,7 @@ FUSE_OP(lookup)
 	return r ? r : fuse_reply(c, &e, sizeof(e));
 }
 
-FUSE_OP(forget)
+int fuse_op_forget(struct fuse_call *c)
 {
 	struct fuse_forget_in in;
 
@@ -136,7 +136,7 @@ FUSE_OP(forget)
 	return 0;
 }
 
-FUSE_OP(batch_forget)
+int fuse_op_batch_forget(struct fuse_call *c)
 {
 	struct fuse_batch_forget_in in;
 	struct fuse_forget_one one;
@@ -164,7 +164,7 @@ static int reply_attr(struct fuse_call *c)
 	return fuse_reply(c, &out, sizeof(out));
 }
 
-FUSE_OP(getattr)
+int fuse_op_getattr(struct fuse_call *c)
 {
 	return reply_attr(c);
 }
@@ -254,7 +254,7 @@ static int set_times(struct fuse_call *c, int hfd, const struct fuse_setattr_in 
 	       -errno : 0;
 }
 
-FUSE_OP(setattr)
+int fuse_op_setattr(struct fuse_call *c)
 {
 	struct fuse_setattr_in in;
 	struct fuse_handle *h = NULL;
@@ -302,7 +302,7 @@ out:
 	return r;
 }
 
-FUSE_OP(readlink)
+int fuse_op_readlink(struct fuse_call *c)
 {
 	char buf[PATH_MAX];
 	ssize_t n;
@@ -315,7 +315,7 @@ FUSE_OP(readlink)
 	return fuse_reply(c, buf, (size_t)n);
 }
 
-FUSE_OP(statfs)
+int fuse_op_statfs(struct fuse_call *c)
 {
 	struct fuse_statfs_out out = { 0 };
 	struct statfs sf;
@@ -333,7 +333,7 @@ FUSE_OP(statfs)
 	return fuse_reply(c, &out, sizeof(out));
 }
 
-FUSE_OP(access)
+int fuse_op_access(struct fuse_call *c)
 {
 	struct fuse_access_in in;
 	char num[16];
@@ -384,7 +384,7 @@ static void proc_path(const struct fuse_call *c, char *buf, size_t n)
 	snprintf(buf, n, "/proc/self/fd/%d", c->fd);
 }
 
-FUSE_OP(setxattr)
+int fuse_op_setxattr(struct fuse_call *c)
 {
 	struct fuse_setxattr_in in = { 0 };
 	char name[XATTR_NAME_MAX + 1];
@@ -422,7 +422,7 @@ static int reply_sized(struct fuse_call *c, uint32_t want, const char *buf, ssiz
 	return fuse_reply(c, buf, (size_t)n);
 }
 
-FUSE_OP(getxattr)
+int fuse_op_getxattr(struct fuse_call *c)
 {
 	struct fuse_getxattr_in in;
 	char name[XATTR_NAME_MAX + 1], path[40];
@@ -454,7 +454,7 @@ FUSE_OP(getxattr)
  * count the translation: so the whole host list is read every time
  * (XATTR_LIST_MAX holds any; a longer one is E2BIG from the host).
  */
-FUSE_OP(listxattr)
+int fuse_op_listxattr(struct fuse_call *c)
 {
 	struct fuse_getxattr_in in;
 	char path[40];
@@ -480,7 +480,7 @@ FUSE_OP(listxattr)
 	return r;
 }
 
-FUSE_OP(removexattr)
+int fuse_op_removexattr(struct fuse_call *c)
 {
 	char name[XATTR_NAME_MAX + 1], path[40];
 	uint32_t off = 0;

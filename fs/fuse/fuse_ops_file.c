@@ -46,7 +46,7 @@ static uint32_t file_open_flags(const struct fuse_server *s)
 	return f;
 }
 
-FUSE_OP(open)
+int fuse_op_open(struct fuse_call *c)
 {
 	struct fuse_open_in in;
 	struct fuse_open_out out = { 0 };
@@ -108,7 +108,7 @@ static int reply_created(struct fuse_call *c, int fd, int fl)
 	return fuse_reply2(c, &e, sizeof(e), &out, sizeof(out));
 }
 
-FUSE_OP(create)
+int fuse_op_create(struct fuse_call *c)
 {
 	struct fuse_create_in in;
 	const char *name;
@@ -138,7 +138,7 @@ FUSE_OP(create)
 	return reply_created(c, fd, fl);
 }
 
-FUSE_OP(tmpfile)
+int fuse_op_tmpfile(struct fuse_call *c)
 {
 	struct fuse_create_in in;
 	int fl, fd, r;
@@ -169,7 +169,7 @@ static void handle_put(struct fuse_call *c, struct fuse_handle *h)
 	fuse_handle_put(&c->srv->ht, h, &c->srv->it);
 }
 
-FUSE_OP(release)
+int fuse_op_release(struct fuse_call *c)
 {
 	struct fuse_release_in in;
 	struct fuse_handle *h;
@@ -187,7 +187,7 @@ FUSE_OP(release)
 	return r ? r : fuse_reply(c, NULL, 0);
 }
 
-FUSE_OP(flush)
+int fuse_op_flush(struct fuse_call *c)
 {
 	struct fuse_flush_in in;
 	struct fuse_handle *h;
@@ -202,7 +202,7 @@ FUSE_OP(flush)
 	return fuse_reply(c, NULL, 0);
 }
 
-FUSE_OP(fsync)
+int fuse_op_fsync(struct fuse_call *c)
 {
 	struct fuse_fsync_in in;
 	struct fuse_handle *h;
@@ -218,7 +218,7 @@ FUSE_OP(fsync)
 	return r;
 }
 
-FUSE_OP(fallocate)
+int fuse_op_fallocate(struct fuse_call *c)
 {
 	struct fuse_fallocate_in in;
 	struct fuse_handle *h;
@@ -237,7 +237,7 @@ FUSE_OP(fallocate)
 	return r;
 }
 
-FUSE_OP(lseek)
+int fuse_op_lseek(struct fuse_call *c)
 {
 	struct fuse_lseek_in in;
 	struct fuse_lseek_out out;
@@ -266,7 +266,7 @@ FUSE_OP(lseek)
 	return r;
 }
 
-FUSE_OP(copy_file_range)
+int fuse_op_copy_file_range(struct fuse_call *c)
 {
 	struct fuse_copy_file_range_in in;
 	struct fuse_write_out out = { 0 };
@@ -298,7 +298,7 @@ FUSE_OP(copy_file_range)
 	return r;
 }
 
-FUSE_OP(syncfs)
+int fuse_op_syncfs(struct fuse_call *c)
 {
 	int fd, r;
 
@@ -323,7 +323,7 @@ FUSE_OP(syncfs)
  * inode is reopened with the access the mapping needs; a real fh, when
  * sent, must allow that access itself.
  */
-FUSE_OP(setupmapping)
+int fuse_op_setupmapping(struct fuse_call *c)
 {
 	const struct fuse_dax_ops *dax = c->srv->params.dax;
 	struct fuse_setupmapping_in in;
@@ -364,7 +364,7 @@ FUSE_OP(setupmapping)
 	return r ? r : fuse_reply(c, NULL, 0);
 }
 
-FUSE_OP(removemapping)
+int fuse_op_removemapping(struct fuse_call *c)
 {
 	const struct fuse_dax_ops *dax = c->srv->params.dax;
 	struct fuse_removemapping_in in;

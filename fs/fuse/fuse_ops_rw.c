@@ -66,7 +66,7 @@ static ssize_t read_rest(int fd, struct iovec *iov, int n, uint64_t off,
 
 static void aread_finish(struct fuse_aread *a, ssize_t res)
 {
-	size_t outcap = fuse_iov_total(a->req->out, a->req->nout);
+	size_t outcap = fs_iov_len(a->req->out, a->req->nout);
 	int len = res < 0 ? fuse_reply_err(a->req, outcap, a->unique, (int)res)
 			  : fuse_reply_hdr(a->req, a->unique, (size_t)res);
 
@@ -108,7 +108,7 @@ static int submit_async(struct fuse_call *c, struct fuse_handle *h,
 	return r;
 }
 
-FUSE_OP(read)
+int fuse_op_read(struct fuse_call *c)
 {
 	struct fuse_read_in in;
 	struct iovec iovs[RW_MAX_IOV], *iov = iovs;
@@ -128,8 +128,8 @@ FUSE_OP(read)
 		size = c->outcap - hl;
 	if (size > RW_MAX_SIZE)
 		size = RW_MAX_SIZE;
-	k = fuse_out_slice(c->req->out, c->req->nout, hl, size, iovs, RW_MAX_IOV);
-	size = fuse_iov_total(iovs, (unsigned)k);
+	k = (int)fs_iov_slice(c->req->out, c->req->nout, hl, size, iovs, RW_MAX_IOV, NULL);
+	size = fs_iov_len(iovs, (unsigned)k);
 	if (size == 0) {
 		r = fuse_reply_hdr(c->req, c->h.unique, 0);
 		goto out;
@@ -150,7 +150,7 @@ FUSE_OP(read)
 	iov_advance(&iov, &k, done);
 	if (c->t && c->t->async && c->t->async->submit_rw && c->t->complete &&
 	    submit_async(c, h, iov, k, in.offset, done) == 0)
-		return FUSE_DEFERRED; /* the handle reference went with it */
+		return FS_REQ_DEFERRED; /* the handle reference went with it */
 	n = read_rest(h->fd, iov, k, in.offset, done, size);
 	r = n < 0 ? (int)n : fuse_reply_hdr(c->req, c->h.unique, (size_t)n);
 out:
@@ -158,7 +158,7 @@ out:
 	return r;
 }
 
-FUSE_OP(write)
+int fuse_op_write(struct fuse_call *c)
 {
 	struct fuse_write_in in;
 	struct fuse_write_out out = { 0 };
@@ -171,8 +171,8 @@ FUSE_OP(write)
 	if (in.size != c->arglen - sizeof(in) || in.size > RW_MAX_SIZE ||
 	    in.offset > (uint64_t)INT64_MAX - in.size)
 		return -EINVAL;
-	k = fuse_out_slice(c->req->in, c->req->nin, at, in.size, iovs, RW_MAX_IOV);
-	if (fuse_iov_total(iovs, (unsigned)k) != in.size)
+	k = (int)fs_iov_slice(c->req->in, c->req->nin, at, in.size, iovs, RW_MAX_IOV, NULL);
+	if (fs_iov_len(iovs, (unsigned)k) != in.size)
 		return -EINVAL; /* more pieces than one pwritev takes */
 	h = fuse_handle_get(&c->srv->ht, in.fh);
 	if (!h)

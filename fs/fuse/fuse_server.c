@@ -31,121 +31,12 @@
 #include "fs/creds.h"
 #include "fs/resolve.h"
 
-size_t fuse_iov_total(const struct iovec *iov, unsigned n)
-{
-	return fs_iov_len(iov, n);
-}
-
-/* Scatter len bytes into the out iovecs from byte off; returns bytes copied. */
-size_t fuse_out_copy(const struct fs_req *req, size_t off, const void *src, size_t len)
-{
-	return fs_iov_copy(req->out, req->nout, off, len, NULL, src);
-}
-
-static size_t in_copy(const struct fs_req *req, size_t off, void *dst, size_t len)
-{
-	return fs_iov_copy(req->in, req->nin, off, len, dst, NULL); /* guest */
-}
-
-/* The iovecs covering [off, off+len) of iov; returns how many (<= max). */
-int fuse_out_slice(const struct iovec *iov, unsigned n, size_t off, size_t len,
-		   struct iovec *dst, int max)
-{
-	return (int)fs_iov_slice(iov, n, off, len, dst, max > 0 ? (unsigned)max : 0, NULL);
-}
-
-int fuse_reply_hdr(const struct fs_req *req, uint64_t unique, size_t payload)
-{
-	struct fuse_out_header oh = {
-		.len = (uint32_t)(sizeof(oh) + payload),
-		.unique = unique,
-	};
-
-	fuse_out_copy(req, 0, &oh, sizeof(oh));
-	return (int)oh.len;
-}
-
-/* Every error leaves through here. */
-int fuse_reply_err(const struct fs_req *req, size_t outcap, uint64_t unique, int err)
-{
-	struct fuse_out_header oh = {
-		.len = sizeof(oh),
-		.error = err,
-		.unique = unique,
-	};
-
-	if (outcap < sizeof(oh))
-		return 0; /* nowhere to say it */
-	fuse_out_copy(req, 0, &oh, sizeof(oh));
-	return sizeof(oh);
-}
-
-int fuse_reply2(struct fuse_call *c, const void *a, size_t alen,
-		const void *b, size_t blen)
-{
-	size_t hl = sizeof(struct fuse_out_header);
-
-	if (c->outcap < hl || alen + blen > c->outcap - hl)
-		return -EINVAL;
-	if (alen)
-		fuse_out_copy(c->req, hl, a, alen);
-	if (blen)
-		fuse_out_copy(c->req, hl + alen, b, blen);
-	return fuse_reply_hdr(c->req, c->h.unique, alen + blen);
-}
-
-int fuse_reply(struct fuse_call *c, const void *data, size_t len)
-{
-	return fuse_reply2(c, data, len, NULL, 0);
-}
-
-int fuse_arg_str(struct fuse_call *c, uint32_t *off, const char **s, size_t *len)
-{
-	if (*off >= c->arglen)
-		return -EINVAL;
-	const char *p = (const char *)c->arg + *off;
-	const char *nul = memchr(p, '\0', c->arglen - *off);
-
-	if (!nul)
-		return -EINVAL;
-	*s = p;
-	*len = (size_t)(nul - p);
-	*off += (uint32_t)*len + 1;
-	return 0;
-}
-
-int fuse_arg_name(struct fuse_call *c, uint32_t *off, const char **name)
-{
-	size_t len;
-	int r = fuse_arg_str(c, off, name, &len);
-
-	return r ? r : fs_name_check(*name, len);
-}
-
-int fuse_reopen(struct fuse_server *s, int fd, int flags)
-{
-	/* Only regular files and directories: fs_reopen checks fd's type. */
-	return fs_reopen(s->proc_fd, fd, flags);
-}
-
 bool fuse_server_io_uring(const struct fuse_server *s)
 {
 	return s->io_uring;
 }
 
-uint32_t fuse_open_flags_out(const struct fuse_server *s, bool dir)
-{
-	switch (s->opts.cache) {
-	case FS_CACHE_NEVER:
-		return dir ? 0 : FOPEN_DIRECT_IO;
-	case FS_CACHE_ALWAYS:
-		return dir ? (FOPEN_CACHE_DIR | FOPEN_KEEP_CACHE) : FOPEN_KEEP_CACHE;
-	default:
-		return 0;
-	}
-}
-
-static int op_init(struct fuse_call *c)
+static int fuse_op_init(struct fuse_call *c)
 {
 	struct fuse_server *s = c->srv;
 	struct fuse_init_in in = { 0 };
@@ -212,7 +103,7 @@ static int op_init(struct fuse_call *c)
 	return fuse_reply(c, &out, sizeof(out));
 }
 
-static int op_destroy(struct fuse_call *c)
+static int fuse_op_destroy(struct fuse_call *c)
 {
 	/* Other queues may still be draining; the tables are reference counted. */
 	fuse_lock_cancel_all(c->srv);
@@ -235,58 +126,57 @@ struct fuse_op_desc {
 	uint32_t flags;
 };
 
-#define OP(code, name, min, fl) [code] = { fuse_op_##name, min, fl }
 static const struct fuse_op_desc ops[] = {
-	[FUSE_INIT] = { op_init, 16, F_NOINODE },
-	[FUSE_DESTROY] = { op_destroy, 0, F_NOINODE },
-	OP(FUSE_LOOKUP, lookup, 2, F_CREDS),
-	OP(FUSE_FORGET, forget, sizeof(struct fuse_forget_in), F_NOREPLY | F_NOINODE),
-	OP(FUSE_BATCH_FORGET, batch_forget, sizeof(struct fuse_batch_forget_in),
-	   F_NOREPLY | F_NOINODE),
-	OP(FUSE_GETATTR, getattr, sizeof(struct fuse_getattr_in), 0),
-	OP(FUSE_SETATTR, setattr, sizeof(struct fuse_setattr_in), F_MOD | F_CREDS),
-	OP(FUSE_READLINK, readlink, 0, 0),
-	OP(FUSE_SYMLINK, symlink, 4, F_MOD | F_CREDS),
-	OP(FUSE_MKNOD, mknod, sizeof(struct fuse_mknod_in) + 2, F_MOD | F_CREDS),
-	OP(FUSE_MKDIR, mkdir, sizeof(struct fuse_mkdir_in) + 2, F_MOD | F_CREDS),
-	OP(FUSE_UNLINK, unlink, 2, F_MOD | F_CREDS),
-	OP(FUSE_RMDIR, rmdir, 2, F_MOD | F_CREDS),
-	OP(FUSE_RENAME, rename, sizeof(struct fuse_rename_in) + 4, F_MOD | F_CREDS),
-	OP(FUSE_RENAME2, rename2, sizeof(struct fuse_rename2_in) + 4, F_MOD | F_CREDS),
-	OP(FUSE_LINK, link, sizeof(struct fuse_link_in) + 2, F_MOD | F_CREDS),
-	OP(FUSE_OPEN, open, sizeof(struct fuse_open_in), F_CREDS),
-	OP(FUSE_CREATE, create, sizeof(struct fuse_create_in) + 2, F_MOD | F_CREDS),
-	OP(FUSE_TMPFILE, tmpfile, sizeof(struct fuse_create_in), F_MOD | F_CREDS),
-	OP(FUSE_READ, read, sizeof(struct fuse_read_in), F_NOINODE),
-	OP(FUSE_WRITE, write, sizeof(struct fuse_write_in), F_MOD | F_NOINODE),
-	OP(FUSE_STATFS, statfs, 0, 0),
-	OP(FUSE_RELEASE, release, sizeof(struct fuse_release_in), F_NOINODE),
-	OP(FUSE_FLUSH, flush, sizeof(struct fuse_flush_in), F_NOINODE),
-	OP(FUSE_FSYNC, fsync, sizeof(struct fuse_fsync_in), F_NOINODE),
-	OP(FUSE_SETXATTR, setxattr, FUSE_COMPAT_SETXATTR_IN_SIZE + 2, F_MOD | F_CREDS),
-	OP(FUSE_GETXATTR, getxattr, sizeof(struct fuse_getxattr_in) + 2, F_CREDS),
-	OP(FUSE_LISTXATTR, listxattr, sizeof(struct fuse_getxattr_in), F_CREDS),
-	OP(FUSE_REMOVEXATTR, removexattr, 2, F_MOD | F_CREDS),
-	OP(FUSE_OPENDIR, opendir, sizeof(struct fuse_open_in), F_CREDS),
-	OP(FUSE_READDIR, readdir, sizeof(struct fuse_read_in), F_NOINODE),
+	[FUSE_INIT] = { fuse_op_init, 16, F_NOINODE },
+	[FUSE_DESTROY] = { fuse_op_destroy, 0, F_NOINODE },
+	[FUSE_LOOKUP] = { fuse_op_lookup, 2, F_CREDS },
+	[FUSE_FORGET] = { fuse_op_forget, sizeof(struct fuse_forget_in), F_NOREPLY | F_NOINODE },
+	[FUSE_BATCH_FORGET] = { fuse_op_batch_forget, sizeof(struct fuse_batch_forget_in),
+				F_NOREPLY | F_NOINODE },
+	[FUSE_GETATTR] = { fuse_op_getattr, sizeof(struct fuse_getattr_in), 0 },
+	[FUSE_SETATTR] = { fuse_op_setattr, sizeof(struct fuse_setattr_in), F_MOD | F_CREDS },
+	[FUSE_READLINK] = { fuse_op_readlink, 0, 0 },
+	[FUSE_SYMLINK] = { fuse_op_symlink, 4, F_MOD | F_CREDS },
+	[FUSE_MKNOD] = { fuse_op_mknod, sizeof(struct fuse_mknod_in) + 2, F_MOD | F_CREDS },
+	[FUSE_MKDIR] = { fuse_op_mkdir, sizeof(struct fuse_mkdir_in) + 2, F_MOD | F_CREDS },
+	[FUSE_UNLINK] = { fuse_op_unlink, 2, F_MOD | F_CREDS },
+	[FUSE_RMDIR] = { fuse_op_rmdir, 2, F_MOD | F_CREDS },
+	[FUSE_RENAME] = { fuse_op_rename, sizeof(struct fuse_rename_in) + 4, F_MOD | F_CREDS },
+	[FUSE_RENAME2] = { fuse_op_rename2, sizeof(struct fuse_rename2_in) + 4, F_MOD | F_CREDS },
+	[FUSE_LINK] = { fuse_op_link, sizeof(struct fuse_link_in) + 2, F_MOD | F_CREDS },
+	[FUSE_OPEN] = { fuse_op_open, sizeof(struct fuse_open_in), F_CREDS },
+	[FUSE_CREATE] = { fuse_op_create, sizeof(struct fuse_create_in) + 2, F_MOD | F_CREDS },
+	[FUSE_TMPFILE] = { fuse_op_tmpfile, sizeof(struct fuse_create_in), F_MOD | F_CREDS },
+	[FUSE_READ] = { fuse_op_read, sizeof(struct fuse_read_in), F_NOINODE },
+	[FUSE_WRITE] = { fuse_op_write, sizeof(struct fuse_write_in), F_MOD | F_NOINODE },
+	[FUSE_STATFS] = { fuse_op_statfs, 0, 0 },
+	[FUSE_RELEASE] = { fuse_op_release, sizeof(struct fuse_release_in), F_NOINODE },
+	[FUSE_FLUSH] = { fuse_op_flush, sizeof(struct fuse_flush_in), F_NOINODE },
+	[FUSE_FSYNC] = { fuse_op_fsync, sizeof(struct fuse_fsync_in), F_NOINODE },
+	[FUSE_SETXATTR] = { fuse_op_setxattr, FUSE_COMPAT_SETXATTR_IN_SIZE + 2, F_MOD | F_CREDS },
+	[FUSE_GETXATTR] = { fuse_op_getxattr, sizeof(struct fuse_getxattr_in) + 2, F_CREDS },
+	[FUSE_LISTXATTR] = { fuse_op_listxattr, sizeof(struct fuse_getxattr_in), F_CREDS },
+	[FUSE_REMOVEXATTR] = { fuse_op_removexattr, 2, F_MOD | F_CREDS },
+	[FUSE_OPENDIR] = { fuse_op_opendir, sizeof(struct fuse_open_in), F_CREDS },
+	[FUSE_READDIR] = { fuse_op_readdir, sizeof(struct fuse_read_in), F_NOINODE },
 	/* Its lookups run as the caller: no attributes past a missing x bit. */
-	OP(FUSE_READDIRPLUS, readdirplus, sizeof(struct fuse_read_in), F_NOINODE | F_CREDS),
-	OP(FUSE_RELEASEDIR, releasedir, sizeof(struct fuse_release_in), F_NOINODE),
-	OP(FUSE_FSYNCDIR, fsyncdir, sizeof(struct fuse_fsync_in), F_NOINODE),
-	OP(FUSE_GETLK, getlk, sizeof(struct fuse_lk_in), F_NOINODE),
-	OP(FUSE_SETLK, setlk, sizeof(struct fuse_lk_in), F_NOINODE),
-	OP(FUSE_SETLKW, setlkw, sizeof(struct fuse_lk_in), F_NOINODE),
-	OP(FUSE_ACCESS, access, sizeof(struct fuse_access_in), F_CREDS),
-	OP(FUSE_INTERRUPT, interrupt, sizeof(struct fuse_interrupt_in),
-	   F_NOREPLY | F_NOINODE),
-	OP(FUSE_FALLOCATE, fallocate, sizeof(struct fuse_fallocate_in), F_MOD | F_NOINODE),
-	OP(FUSE_LSEEK, lseek, sizeof(struct fuse_lseek_in), F_NOINODE),
-	OP(FUSE_COPY_FILE_RANGE, copy_file_range,
-	   sizeof(struct fuse_copy_file_range_in), F_MOD | F_NOINODE),
-	OP(FUSE_SETUPMAPPING, setupmapping, sizeof(struct fuse_setupmapping_in), 0),
-	OP(FUSE_REMOVEMAPPING, removemapping, sizeof(struct fuse_removemapping_in),
-	   F_NOINODE),
-	OP(FUSE_SYNCFS, syncfs, sizeof(struct fuse_syncfs_in), 0),
+	[FUSE_READDIRPLUS] = { fuse_op_readdirplus, sizeof(struct fuse_read_in), F_NOINODE | F_CREDS },
+	[FUSE_RELEASEDIR] = { fuse_op_releasedir, sizeof(struct fuse_release_in), F_NOINODE },
+	[FUSE_FSYNCDIR] = { fuse_op_fsyncdir, sizeof(struct fuse_fsync_in), F_NOINODE },
+	[FUSE_GETLK] = { fuse_op_getlk, sizeof(struct fuse_lk_in), F_NOINODE },
+	[FUSE_SETLK] = { fuse_op_setlk, sizeof(struct fuse_lk_in), F_NOINODE },
+	[FUSE_SETLKW] = { fuse_op_setlkw, sizeof(struct fuse_lk_in), F_NOINODE },
+	[FUSE_ACCESS] = { fuse_op_access, sizeof(struct fuse_access_in), F_CREDS },
+	[FUSE_INTERRUPT] = { fuse_op_interrupt, sizeof(struct fuse_interrupt_in),
+			     F_NOREPLY | F_NOINODE },
+	[FUSE_FALLOCATE] = { fuse_op_fallocate, sizeof(struct fuse_fallocate_in), F_MOD | F_NOINODE },
+	[FUSE_LSEEK] = { fuse_op_lseek, sizeof(struct fuse_lseek_in), F_NOINODE },
+	[FUSE_COPY_FILE_RANGE] = { fuse_op_copy_file_range, sizeof(struct fuse_copy_file_range_in),
+				   F_MOD | F_NOINODE },
+	[FUSE_SETUPMAPPING] = { fuse_op_setupmapping, sizeof(struct fuse_setupmapping_in), 0 },
+	[FUSE_REMOVEMAPPING] = { fuse_op_removemapping, sizeof(struct fuse_removemapping_in),
+				 F_NOINODE },
+	[FUSE_SYNCFS] = { fuse_op_syncfs, sizeof(struct fuse_syncfs_in), 0 },
 };
 
 static int dispatch(struct fuse_call *c, const struct fuse_op_desc *d)
@@ -330,12 +220,12 @@ int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
 	struct fuse_call c = { .srv = s, .req = req, .t = t, .fd = -1 };
 	uint8_t stackbuf[4096];
 	uint8_t *heap = NULL;
-	size_t total = fuse_iov_total(req->in, req->nin);
+	size_t total = fs_iov_len(req->in, req->nin);
 	const struct fuse_op_desc *d = NULL;
 	int r;
 
-	c.outcap = fuse_iov_total(req->out, req->nout);
-	if (total < sizeof(c.h) || in_copy(req, 0, &c.h, sizeof(c.h)) != sizeof(c.h))
+	c.outcap = fs_iov_len(req->out, req->nout);
+	if (total < sizeof(c.h) || fs_iov_read(req->in, req->nin, 0, &c.h, sizeof(c.h)) != sizeof(c.h))
 		return fuse_reply_err(req, c.outcap, 0, -EINVAL);
 	if (c.h.opcode < sizeof(ops) / sizeof(ops[0]) && ops[c.h.opcode].fn)
 		d = &ops[c.h.opcode];
@@ -380,19 +270,25 @@ int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
 		}
 		buf = heap;
 	}
-	in_copy(req, sizeof(c.h), buf, copy);
+	fs_iov_read(req->in, req->nin, sizeof(c.h), buf, copy);
 	buf[copy] = 0;
 	c.arg = buf;
 	r = dispatch(&c, d);
 	free(heap);
 done:
-	if (r == FUSE_DEFERRED)
+	if (r == FS_REQ_DEFERRED)
 		return FS_REQ_DEFERRED;
 	if (d && (d->flags & F_NOREPLY))
 		return 0;
 	if (r < 0)
 		return fuse_reply_err(req, c.outcap, c.h.unique, r);
 	return r;
+}
+
+bool fuse_server_idle(struct fuse_server *s)
+{
+	/* The one piece of work worth an idle moment: the next directory block. */
+	return fuse_dir_read_ahead(s);
 }
 
 uint32_t fuse_server_max_request(const struct fuse_server *s)

@@ -65,7 +65,7 @@ static void check_reply(const struct frame *f, size_t n)
 		return;
 	if (n < P9_HDRSZ || n > FZ_MAX_MSG)
 		fz_die("reply length outside [header, out space]");
-	p9_iov_read(f->req.out, f->req.nout, 0, hdr, sizeof(hdr));
+	fs_iov_read(f->req.out, f->req.nout, 0, hdr, sizeof(hdr));
 	p9_rbuf_init(&r, hdr, sizeof(hdr));
 	uint32_t size = p9_get_u32(&r);
 	uint8_t type = p9_get_u8(&r);
@@ -73,7 +73,7 @@ static void check_reply(const struct frame *f, size_t n)
 	if (debug) {
 		uint8_t e[4] = { 0 };
 		if (type == P9_RLERROR)
-			p9_iov_read(f->req.out, f->req.nout, P9_HDRSZ, e, 4);
+			fs_iov_read(f->req.out, f->req.nout, P9_HDRSZ, e, 4);
 		fprintf(stderr, "T%u tag %u: R%u %zu bytes, error %u\n", f->type, f->tag,
 			type, n, (unsigned)(e[0] | e[1] << 8));
 	}

@@ -55,7 +55,7 @@ static void fake_complete(void *ctx, struct fs_req *req, uint32_t len)
 {
 	pthread_mutex_lock(&done_lock);
 	done_len = len;
-	p9_iov_read(req->out, req->nout, 0, done_reply, len < sizeof(done_reply) ? len : sizeof(done_reply));
+	fs_iov_read(req->out, req->nout, 0, done_reply, len < sizeof(done_reply) ? len : sizeof(done_reply));
 	if (ndone < 16)
 		done_types[ndone] = done_reply[4];
 	ndone++;

@@ -121,7 +121,7 @@ START_TEST(test_async_io_through_transport)
 		return;
 	}
 	ck_assert(aio.used && aio.is_write);
-	ck_assert_uint_eq(p9_iov_len(aio.iov, aio.n), 6);
+	ck_assert_uint_eq(fs_iov_len(aio.iov, aio.n), 6);
 	/* The iovecs point into the request itself: no copy was made. */
 	ck_assert_ptr_eq(aio.iov[0].iov_base, reqbuf + P9_TWRITE_HDRSZ);
 	ssize_t w = pwritev(aio.fd, aio.iov, (int)aio.n, (off_t)aio.off);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fs/9p/p9_wire.h"
+#include "fs/fs_req.h"
 #include "tests/unit/check_main.h"
 
 START_TEST(test_round_trip)
@@ -206,19 +207,19 @@ START_TEST(test_iov_split_anywhere)
 				{ dst, a }, { dst + a, b - a }, { dst + b, 64 - b },
 			};
 			memset(dst, 0, sizeof(dst));
-			ck_assert_uint_eq(p9_iov_len(v, 3), 64);
-			ck_assert_uint_eq(p9_iov_write(v, 3, 3, src, 50), 50);
+			ck_assert_uint_eq(fs_iov_len(v, 3), 64);
+			ck_assert_uint_eq(fs_iov_write(v, 3, 3, src, 50), 50);
 			ck_assert_int_eq(memcmp(dst + 3, src, 50), 0);
-			ck_assert_uint_eq(p9_iov_read(v, 3, 3, back, 50), 50);
+			ck_assert_uint_eq(fs_iov_read(v, 3, 3, back, 50), 50);
 			ck_assert_int_eq(memcmp(back, src, 50), 0);
 			/* Past the end: only what is there. */
-			ck_assert_uint_eq(p9_iov_read(v, 3, 60, back, 50), 4);
+			ck_assert_uint_eq(fs_iov_read(v, 3, 60, back, 50), 4);
 
 			struct iovec s[3];
 			size_t got;
-			unsigned k = p9_iov_slice(v, 3, 10, 40, s, 3, &got);
+			unsigned k = fs_iov_slice(v, 3, 10, 40, s, 3, &got);
 			ck_assert_uint_eq(got, 40);
-			ck_assert_uint_eq(p9_iov_len(s, k), 40);
+			ck_assert_uint_eq(fs_iov_len(s, k), 40);
 			ck_assert_ptr_eq(s[0].iov_base, dst + 10);
 		}
 	}
@@ -233,14 +234,14 @@ START_TEST(test_iov_slice_limits)
 	size_t got;
 
 	/* Not enough entries: the slice is shorter, never overruns s[]. */
-	unsigned k = p9_iov_slice(v, 3, 0, 30, s, 2, &got);
+	unsigned k = fs_iov_slice(v, 3, 0, 30, s, 2, &got);
 	ck_assert_uint_eq(k, 2);
 	ck_assert_uint_eq(got, 20);
 	/* Asking past the end. */
-	k = p9_iov_slice(v, 3, 25, 30, s, 2, &got);
+	k = fs_iov_slice(v, 3, 25, 30, s, 2, &got);
 	ck_assert_uint_eq(k, 1);
 	ck_assert_uint_eq(got, 5);
-	k = p9_iov_slice(v, 3, 40, 5, s, 2, &got);
+	k = fs_iov_slice(v, 3, 40, 5, s, 2, &got);
 	ck_assert_uint_eq(k, 0);
 	ck_assert_uint_eq(got, 0);
 }
