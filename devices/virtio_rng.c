@@ -64,12 +64,13 @@ static const struct virtio_dev_ops rng_ops = {
 	.destroy = rng_destroy,
 };
 
-struct virtio_dev *virtio_rng_create(void)
+int virtio_rng_create(struct virtio_dev **out)
 {
 	struct virtio_rng *rng = calloc(1, sizeof(*rng));
 
 	if (!rng)
-		return NULL;
+		return -ENOMEM;
 	rng->vdev.ops = &rng_ops;
-	return &rng->vdev;
+	*out = &rng->vdev;
+	return 0;
 }

@@ -13,7 +13,7 @@
  * worker in getrandom() for long; the guest simply asks again. */
 #define RNG_MAX_PER_REQUEST (64u * 1024)
 
-/* A new device, or NULL (out of memory). Free with virtio_dev_destroy(). */
-struct virtio_dev *virtio_rng_create(void);
+/* A new device in *out: 0 or -ENOMEM. Free with virtio_dev_destroy(). */
+int virtio_rng_create(struct virtio_dev **out);
 
 #endif

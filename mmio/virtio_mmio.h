@@ -17,7 +17,8 @@
  *
  * How the VMM uses it (set-up, before any vCPU runs):
  *
- *     struct virtio_dev *rng = virtio_rng_create();
+ *     struct virtio_dev *rng;
+ *     virtio_rng_create(&rng);              // 0 or -ENOMEM
  *     struct vmmio *t;
  *     struct vmmio_config c = {
  *         .vm_fd = vm_fd, .base = 0xd0000000, .gsi = 5, .gm = &gm,

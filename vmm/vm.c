@@ -302,8 +302,6 @@ static int vm_attach_virtio(struct vm *vm, struct virtio_dev *dev, const char *n
 	size_t used = strlen(vm->dev_cmdline);
 	int rc;
 
-	if (!dev)
-		return vm_err(-ENOMEM, "%s: cannot create device", name);
 	if (vm->nr_virtio >= VM_MAX_VIRTIO) {
 		virtio_dev_destroy(dev);
 		return vm_err(-ENOSPC, "%s: too many devices (at most %d)", name, VM_MAX_VIRTIO);
@@ -347,8 +345,15 @@ static int vm_setup_devices(struct vm *vm)
 		rc = bus_register(&vm->pio, I8042_DATA_PORT, 5, i8042_access, &vm->i8042, "i8042");
 	if (rc < 0)
 		return vm_err(rc, "cannot register legacy devices: %s", strerror(-rc));
-	if (vm->cfg.rng && (rc = vm_attach_virtio(vm, virtio_rng_create(), "virtio-rng")) < 0)
-		return rc;
+	if (vm->cfg.rng) {
+		struct virtio_dev *rng;
+
+		rc = virtio_rng_create(&rng);
+		if (rc < 0)
+			return vm_err(rc, "virtio-rng: cannot create device: %s", strerror(-rc));
+		if ((rc = vm_attach_virtio(vm, rng, "virtio-rng")) < 0)
+			return rc;
+	}
 	for (unsigned i = 0; i < vm->cfg.nr_shares; i++) {
 		const struct vm_share *sh = &vm->cfg.shares[i];
 		struct virtio_dev *dev = NULL;

@@ -56,11 +56,19 @@ static uint8_t *post(uint16_t head, uint32_t len, uint16_t flags)
 	return fd_host(&mem, b);
 }
 
+static struct virtio_dev *new_rng(void)
+{
+	struct virtio_dev *d = NULL;
+
+	ck_assert_int_eq(virtio_rng_create(&d), 0);
+	return d;
+}
+
 START_TEST(t_rng_round_trip)
 {
 	uint8_t *b, zero[64] = { 0 };
 
-	start(virtio_rng_create(), RNG_QUEUE_SIZE);
+	start(new_rng(), RNG_QUEUE_SIZE);
 	ck_assert_uint_eq(fd_driver_ok(t) & VIRTIO_STATUS_NEEDS_RESET, 0);
 	b = post(0, 64, VQ_DESC_F_WRITE);
 	fd_wr(t, VMMIO_QUEUE_NOTIFY, 0);
@@ -82,7 +90,7 @@ END_TEST
 
 START_TEST(t_rng_batch_one_interrupt)
 {
-	start(virtio_rng_create(), RNG_QUEUE_SIZE);
+	start(new_rng(), RNG_QUEUE_SIZE);
 	/* Queued before the worker exists: its first drain takes all 16. */
 	for (uint16_t i = 0; i < 16; i++)
 		post(i, 32, VQ_DESC_F_WRITE);
@@ -98,7 +106,7 @@ END_TEST
 
 START_TEST(t_rng_readable_only_gets_nothing)
 {
-	start(virtio_rng_create(), RNG_QUEUE_SIZE);
+	start(new_rng(), RNG_QUEUE_SIZE);
 	fd_driver_ok(t);
 	post(0, 8, 0);
 	fd_wr(t, VMMIO_QUEUE_NOTIFY, 0);
@@ -110,7 +118,7 @@ END_TEST
 
 START_TEST(t_rng_broken_ring_needs_reset)
 {
-	start(virtio_rng_create(), RNG_QUEUE_SIZE);
+	start(new_rng(), RNG_QUEUE_SIZE);
 	fd_driver_ok(t);
 	fvq_set_desc(&fv, 0, fd_alloc(&mem, 8, 8), 8, VQ_DESC_F_NEXT | VQ_DESC_F_WRITE, 0);
 	fvq_publish(&fv, 0);                      /* 0 -> 0: a loop */
@@ -148,7 +156,7 @@ START_TEST(t_rng_stress_event_idx)
 	uint16_t free_heads[RNG_QUEUE_SIZE], nfree = RNG_QUEUE_SIZE;
 	unsigned posted = 0, completed = 0;
 
-	start(virtio_rng_create(), RNG_QUEUE_SIZE);
+	start(new_rng(), RNG_QUEUE_SIZE);
 	for (uint16_t i = 0; i < RNG_QUEUE_SIZE; i++) {
 		free_heads[i] = i;
 		fvq_set_desc(&fv, i, fd_alloc(&mem, 16, 8), 16, VQ_DESC_F_WRITE, 0);
