@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The FUSE server's open file handles (OPEN, CREATE, OPENDIR, TMPFILE):
- * a bounded table of host fds with the same (generation << 32 | index) ids
- * and lock-free references as the inode table (fuse_inode.h). A handle
- * holds a reference on its inode while it lives.
+ * host fds in a slot table (fuse_slots.h: generation-checked ids,
+ * lock-free references), as the inodes are. A handle holds a reference on
+ * its inode while it lives.
  */
 #ifndef STAINLESS_FS_FUSE_FUSE_HANDLE_H
 #define STAINLESS_FS_FUSE_FUSE_HANDLE_H
@@ -14,26 +14,21 @@
 #include <stdint.h>
 
 #include "fs/fuse/fuse_inode.h"
+#include "fs/fuse/fuse_slots.h"
 
 struct fuse_handle {
-	_Atomic uint64_t state;
+	struct fuse_slot slot;  /* first: the table's bookkeeping */
 	_Atomic bool released;
 	int fd;
 	int flags;              /* open flags as used on the host */
 	struct fuse_inode *inode; /* referenced while the handle lives */
-	uint32_t idx;
-	uint32_t free_next;
 	pthread_mutex_t dir_mu; /* directories: one READDIR at a time */
 	uint64_t dir_stamp;     /* stamp of its last READDIR, under dir_mu (fuse_ops_dir.c) */
 };
 
 struct fuse_htable {
-	pthread_mutex_t mu;
-	struct fuse_handle *slots;
-	uint32_t cap;
-	uint32_t used;
-	uint32_t free_head;
-	uint32_t live;
+	pthread_mutex_t mu;     /* allocation and freeing */
+	struct fuse_slots slots;
 	struct fuse_itable *it; /* whose cached fds make room in the budget */
 };
 

@@ -3,6 +3,7 @@
 #include "fs/fuse/fuse_inode.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,13 @@ _Static_assert(sizeof(struct fuse_inode) <= FUSE_INODE_SLOT_MAX,
 #define FDW_FD(w) ((int)((w) >> 32) - 1)
 #define FDW_USERS(w) ((uint32_t)(w))
 
+_Static_assert(offsetof(struct fuse_inode, slot) == 0, "an inode starts with its slot");
+
+static struct fuse_inode *ino_at(const struct fuse_itable *t, uint32_t i)
+{
+	return (struct fuse_inode *)fuse_slot_at(&t->slots, i);
+}
+
 static uint32_t hash_key(const struct fuse_itable *t, dev_t dev, ino_t ino)
 {
 	uint64_t k = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4full;
@@ -29,27 +37,17 @@ static uint32_t hash_key(const struct fuse_itable *t, dev_t dev, ino_t ino)
 
 int fuse_itable_init(struct fuse_itable *t, uint32_t cap)
 {
-	if (cap < 3)
-		cap = 3;
 	memset(t, 0, sizeof(*t));
-	t->cap = cap;
-	t->used = 1;
 	t->mount_fd = -1;
 	t->nbuckets = 1;
 	while (t->nbuckets < cap)
 		t->nbuckets <<= 1;
-	t->slots = calloc(cap, sizeof(*t->slots));
 	t->buckets = calloc(t->nbuckets, sizeof(*t->buckets));
-	if (!t->slots || !t->buckets) {
-		free(t->slots);
+	/* Index 1 is the root's alone: nodeid 1 (generation 0) is only ever the root. */
+	if (!t->buckets || fuse_slots_init(&t->slots, cap, sizeof(struct fuse_inode), 1)) {
 		free(t->buckets);
 		return -ENOMEM;
 	}
-	/*
-	 * Zeroed slots are free in generation 0; nothing is touched until
-	 * used, so a large table costs address space, not memory. Index 1 is
-	 * the root's alone, so nodeid 1 (generation 0) is only ever the root.
-	 */
 	pthread_mutex_init(&t->mu, NULL);
 	return 0;
 }
@@ -59,7 +57,7 @@ static void hash_insert(struct fuse_itable *t, struct fuse_inode *ino)
 	uint32_t b = hash_key(t, ino->dev, ino->ino);
 
 	ino->hash_next = t->buckets[b];
-	t->buckets[b] = ino->idx;
+	t->buckets[b] = ino->slot.idx;
 	ino->hashed = true;
 }
 
@@ -67,8 +65,8 @@ static void hash_remove(struct fuse_itable *t, struct fuse_inode *ino)
 {
 	uint32_t *p = &t->buckets[hash_key(t, ino->dev, ino->ino)];
 
-	while (*p && *p != ino->idx)
-		p = &t->slots[*p].hash_next;
+	while (*p && *p != ino->slot.idx)
+		p = &ino_at(t, *p)->hash_next;
 	if (*p)
 		*p = ino->hash_next;
 	ino->hashed = false;
@@ -78,15 +76,15 @@ static void hash_remove(struct fuse_itable *t, struct fuse_inode *ino)
 static void ring_add(struct fuse_itable *t, struct fuse_inode *ino)
 {
 	if (!t->hand) {
-		ino->ring_prev = ino->ring_next = ino->idx;
-		t->hand = ino->idx;
+		ino->ring_prev = ino->ring_next = ino->slot.idx;
+		t->hand = ino->slot.idx;
 	} else {
-		struct fuse_inode *next = &t->slots[t->hand];
+		struct fuse_inode *next = ino_at(t, t->hand);
 
-		ino->ring_next = next->idx;
+		ino->ring_next = next->slot.idx;
 		ino->ring_prev = next->ring_prev;
-		t->slots[next->ring_prev].ring_next = ino->idx;
-		next->ring_prev = ino->idx;
+		ino_at(t, next->ring_prev)->ring_next = ino->slot.idx;
+		next->ring_prev = ino->slot.idx;
 	}
 	ino->cached = true;
 	t->ncached++;
@@ -97,12 +95,12 @@ static void ring_remove(struct fuse_itable *t, struct fuse_inode *ino)
 {
 	if (!ino->cached)
 		return;
-	if (ino->ring_next == ino->idx) {
+	if (ino->ring_next == ino->slot.idx) {
 		t->hand = 0;
 	} else {
-		t->slots[ino->ring_prev].ring_next = ino->ring_next;
-		t->slots[ino->ring_next].ring_prev = ino->ring_prev;
-		if (t->hand == ino->idx)
+		ino_at(t, ino->ring_prev)->ring_next = ino->ring_next;
+		ino_at(t, ino->ring_next)->ring_prev = ino->ring_prev;
+		if (t->hand == ino->slot.idx)
 			t->hand = ino->ring_next;
 	}
 	ino->cached = false;
@@ -123,7 +121,7 @@ static int evict_one(struct fuse_itable *t)
 
 	pthread_mutex_lock(&t->mu);
 	for (uint32_t n = 2 * t->ncached; n && t->hand && fd < 0; n--) {
-		struct fuse_inode *ino = &t->slots[t->hand];
+		struct fuse_inode *ino = ino_at(t, t->hand);
 		uint64_t w = atomic_load(&ino->fdw);
 
 		t->hand = ino->ring_next;
@@ -339,7 +337,7 @@ static void probe_handles(struct fuse_itable *t, int fd)
 int fuse_itable_set_root(struct fuse_itable *t, int fd, const struct stat *st,
 			 bool handles)
 {
-	struct fuse_inode *root = &t->slots[1];
+	struct fuse_inode *root = ino_at(t, 1);
 
 	if (fs_fd_charge() < 0) {
 		close(fd);
@@ -347,12 +345,10 @@ int fuse_itable_set_root(struct fuse_itable *t, int fd, const struct stat *st,
 	}
 	if (handles)
 		probe_handles(t, fd);
-	root->idx = 1;
 	fill_inode(root, st, NULL); /* never evicted: it is the mount fd */
 	atomic_store(&root->fdw, FDW(fd, 0));
 	hash_insert(t, root);
-	t->live = 1;
-	atomic_store(&root->state, FUSE_ID(0, 1)); /* the table's reference */
+	fuse_slot_open(&t->slots, &root->slot, 1); /* the table's reference */
 	return 0;
 }
 
@@ -360,34 +356,17 @@ int fuse_itable_set_root(struct fuse_itable *t, int fd, const struct stat *st,
 static struct fuse_inode *find_known(struct fuse_itable *t, const struct stat *st)
 {
 	for (uint32_t i = t->buckets[hash_key(t, st->st_dev, st->st_ino)]; i;
-	     i = t->slots[i].hash_next) {
-		struct fuse_inode *ino = &t->slots[i];
+	     i = ino_at(t, i)->hash_next) {
+		struct fuse_inode *ino = ino_at(t, i);
 
 		if (ino->dev == st->st_dev && ino->ino == st->st_ino) {
 			ino->nlookup++;
 			/* Hashed means the table holds a reference: this cannot fail. */
-			atomic_fetch_add(&ino->state, 1);
+			fuse_slot_ref(&ino->slot);
 			return ino;
 		}
 	}
 	return NULL;
-}
-
-/* Under mu: a free slot, or NULL when the table is full. */
-static struct fuse_inode *slot_alloc(struct fuse_itable *t)
-{
-	uint32_t i;
-
-	if (t->free_head) {
-		i = t->free_head;
-		t->free_head = t->slots[i].free_next;
-	} else if (t->used + 1 < t->cap) {
-		i = ++t->used;
-		t->slots[i].idx = i;
-	} else {
-		return NULL;
-	}
-	return &t->slots[i];
 }
 
 /* A known inode found again: fd may refill its cache, else it goes. */
@@ -402,7 +381,7 @@ int fuse_inode_lookup_add(struct fuse_itable *t, int fd, const struct stat *st,
 {
 	struct file_handle *fh;
 	struct fuse_inode *ino;
-	bool kept = false;
+	bool kept = false, fresh;
 
 	pthread_mutex_lock(&t->mu);
 	ino = find_known(t, st);
@@ -421,7 +400,7 @@ int fuse_inode_lookup_add(struct fuse_itable *t, int fd, const struct stat *st,
 	}
 	pthread_mutex_lock(&t->mu);
 	ino = find_known(t, st);
-	if (ino || !(ino = slot_alloc(t))) {
+	if (ino || !(ino = (struct fuse_inode *)fuse_slot_alloc(&t->slots, &fresh))) {
 		pthread_mutex_unlock(&t->mu);
 		free(fh);
 		if (kept)
@@ -435,9 +414,8 @@ int fuse_inode_lookup_add(struct fuse_itable *t, int fd, const struct stat *st,
 	ino->submount = S_ISDIR(st->st_mode) && st->st_dev != parent_dev;
 	atomic_store(&ino->fdw, kept ? FDW(fd, 0) : 0);
 	hash_insert(t, ino);
-	t->live++;
 	/* The table's reference (until forgotten) and the caller's. */
-	atomic_store(&ino->state, (atomic_load(&ino->state) & ~0xffffffffull) | 2);
+	fuse_slot_open(&t->slots, &ino->slot, 2);
 	pthread_mutex_unlock(&t->mu);
 	if (!kept && !cache_install(t, ino, fd, 0))
 		close(fd); /* reopened by handle when a request needs it */
@@ -451,25 +429,19 @@ known:
 
 struct fuse_inode *fuse_inode_get(struct fuse_itable *t, uint64_t nodeid)
 {
-	uint32_t idx = (uint32_t)nodeid;
-
-	if (idx == 0 || idx >= t->cap)
-		return NULL;
-	if (!fuse_slot_tryget(&t->slots[idx].state, (uint32_t)(nodeid >> 32)))
-		return NULL;
-	return &t->slots[idx];
+	return (struct fuse_inode *)fuse_slot_get(&t->slots, nodeid);
 }
 
 void fuse_inode_ref(struct fuse_inode *ino)
 {
-	atomic_fetch_add(&ino->state, 1);
+	fuse_slot_ref(&ino->slot);
 }
 
 void fuse_inode_put(struct fuse_itable *t, struct fuse_inode *ino)
 {
 	struct fuse_lock_owner *o, *next;
 
-	if (!fuse_slot_put(&ino->state))
+	if (!fuse_slot_put(&ino->slot))
 		return;
 	/*
 	 * Last reference: no request can reach this slot until it is freed;
@@ -493,21 +465,18 @@ void fuse_inode_put(struct fuse_itable *t, struct fuse_inode *ino)
 	ring_remove(t, ino);
 	free(ino->fh);
 	ino->fh = NULL;
-	atomic_store(&ino->state, (uint64_t)(FUSE_GEN(atomic_load(&ino->state)) + 1) << 32);
-	ino->free_next = t->free_head;
-	t->free_head = ino->idx;
-	t->live--;
+	fuse_slot_free(&t->slots, &ino->slot);
 	pthread_mutex_unlock(&t->mu);
 }
 
 uint64_t fuse_inode_nodeid(const struct fuse_inode *ino)
 {
-	return FUSE_ID(FUSE_GEN(atomic_load(&ino->state)), ino->idx);
+	return fuse_slot_id(&ino->slot);
 }
 
 uint32_t fuse_inode_gen(const struct fuse_inode *ino)
 {
-	return FUSE_GEN(atomic_load(&ino->state));
+	return FUSE_GEN(atomic_load(&ino->slot.state));
 }
 void fuse_inode_forget(struct fuse_itable *t, uint64_t nodeid, uint64_t n)
 {
@@ -516,11 +485,11 @@ void fuse_inode_forget(struct fuse_itable *t, uint64_t nodeid, uint64_t n)
 	bool drop = false;
 
 	/* The root is pinned: the client never looked it up. */
-	if (idx <= 1 || idx >= t->cap)
+	if (idx <= 1 || idx >= t->slots.cap)
 		return;
-	ino = &t->slots[idx];
+	ino = ino_at(t, idx);
 	pthread_mutex_lock(&t->mu);
-	uint64_t s = atomic_load(&ino->state);
+	uint64_t s = atomic_load(&ino->slot.state);
 	if (FUSE_GEN(s) == (uint32_t)(nodeid >> 32) && FUSE_REFS(s) && ino->hashed) {
 		ino->nlookup = n >= ino->nlookup ? 0 : ino->nlookup - n;
 		if (ino->nlookup == 0) {
@@ -535,8 +504,8 @@ void fuse_inode_forget(struct fuse_itable *t, uint64_t nodeid, uint64_t n)
 
 void fuse_itable_forget_all(struct fuse_itable *t)
 {
-	for (uint32_t i = 2; i < t->cap && i <= t->used; i++) {
-		struct fuse_inode *ino = &t->slots[i];
+	for (uint32_t i = 2; i <= t->slots.used; i++) {
+		struct fuse_inode *ino = ino_at(t, i);
 
 		pthread_mutex_lock(&t->mu);
 		bool drop = ino->hashed;
@@ -553,9 +522,9 @@ void fuse_itable_forget_all(struct fuse_itable *t)
 void fuse_itable_fini(struct fuse_itable *t)
 {
 	fuse_itable_forget_all(t);
-	if (t->slots && FUSE_REFS(atomic_load(&t->slots[1].state))) {
-		t->slots[1].hashed = false;
-		fuse_inode_put(t, &t->slots[1]);
+	if (t->slots.base && FUSE_REFS(atomic_load(&ino_at(t, 1)->slot.state))) {
+		ino_at(t, 1)->hashed = false;
+		fuse_inode_put(t, ino_at(t, 1));
 	}
 	if (t->mount_fd >= 0) {
 		close(t->mount_fd);
@@ -563,8 +532,7 @@ void fuse_itable_fini(struct fuse_itable *t)
 		t->mount_fd = -1;
 	}
 	pthread_mutex_destroy(&t->mu);
-	free(t->slots);
+	fuse_slots_fini(&t->slots);
 	free(t->buckets);
-	t->slots = NULL;
 	t->buckets = NULL;
 }

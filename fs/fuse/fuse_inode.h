@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The FUSE server's bounded inode table, keyed by host (st_dev, st_ino):
- * each inode the client remembers has a slot with its lookup count. Ids
- * handed to the client are (generation << 32 | index), so a forgotten or
- * never-issued id fails the generation check instead of naming a recycled
- * slot. Looking an id up takes a reference with one CAS on the slot's
- * (generation, refs) word -- no lock on the read/write path; the table
- * mutex only guards the (dev, ino) hash, lookup counts, the free list and
- * the ring of cached fds.
+ * each inode the client remembers has a slot (fuse_slots.h) with its
+ * lookup count, and its nodeid is the slot's generation-checked id.
+ * Looking an id up takes a reference with one CAS -- no lock on the
+ * read/write path; the table mutex only guards the (dev, ino) hash, lookup
+ * counts, the free list and the ring of cached fds.
  *
  * Host fds. Every fd an inode keeps is charged to the process's budget
  * (fs_fdbudget.h). Where the share's filesystem gives file handles
@@ -53,6 +51,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "fs/fuse/fuse_slots.h"
+
 /* One open file description per POSIX lock owner of an inode (fuse_lock.c). */
 struct fuse_lock_owner {
 	uint64_t owner;
@@ -63,7 +63,7 @@ struct fuse_lock_owner {
 struct file_handle;
 
 struct fuse_inode {
-	_Atomic uint64_t state; /* generation << 32 | references */
+	struct fuse_slot slot;  /* first: the table's bookkeeping */
 	/*
 	 * (fd + 1) << 32 | requests using it, for the inode's O_PATH|O_NOFOLLOW
 	 * fd; 0 when it has none (only an inode with a handle goes without).
@@ -75,11 +75,9 @@ struct fuse_inode {
 	mode_t type;            /* S_IFMT bits, fixed for the inode's life */
 	dev_t dev;
 	ino_t ino;
-	uint32_t idx;
 	/* Under the table mutex: */
 	uint32_t hash_next;
 	uint64_t nlookup;
-	uint32_t free_next;
 	uint32_t ring_prev, ring_next; /* the cached fds' ring */
 	bool hashed;
 	bool cached;            /* on the ring: fd cached, handle to reopen by */
@@ -92,11 +90,7 @@ struct fuse_inode {
 
 struct fuse_itable {
 	pthread_mutex_t mu;
-	struct fuse_inode *slots;
-	uint32_t cap;           /* slots[0] unused; slots[1] is the root */
-	uint32_t used;          /* high-water mark of allocated slots */
-	uint32_t free_head;     /* 0: none */
-	uint32_t live;
+	struct fuse_slots slots; /* index 1 is the root's */
 	uint32_t *buckets;
 	uint32_t nbuckets;      /* power of two */
 	/* File handles: set once by fuse_itable_set_root. */
@@ -117,36 +111,6 @@ struct fuse_ifd {
 	int fd;
 	bool own;               /* opened for this request alone */
 };
-
-#define FUSE_ID(gen, idx) (((uint64_t)(gen) << 32) | (idx))
-#define FUSE_REFS(s) ((uint32_t)(s))
-#define FUSE_GEN(s) ((uint32_t)((s) >> 32))
-
-/*
- * Slot references, shared with the handle table (fuse_handle.c). One CAS:
- * succeeds only while the slot is live in the wanted generation.
- */
-static inline bool fuse_slot_tryget(_Atomic uint64_t *state, uint32_t gen)
-{
-	uint64_t s = atomic_load_explicit(state, memory_order_acquire);
-
-	for (;;) {
-		if (FUSE_GEN(s) != gen || FUSE_REFS(s) == 0 || FUSE_REFS(s) == UINT32_MAX)
-			return false;
-		if (atomic_compare_exchange_weak_explicit(state, &s, s + 1,
-							  memory_order_acquire,
-							  memory_order_acquire))
-			return true;
-	}
-}
-
-/* True when the caller dropped the last reference. */
-static inline bool fuse_slot_put(_Atomic uint64_t *state)
-{
-	uint64_t s = atomic_fetch_sub_explicit(state, 1, memory_order_acq_rel);
-
-	return FUSE_REFS(s) == 1;
-}
 
 int fuse_itable_init(struct fuse_itable *t, uint32_t cap);
 void fuse_itable_fini(struct fuse_itable *t);
