@@ -205,6 +205,13 @@ static inline void tf_start(const struct fs_options *o, const struct fuse_server
 		tf_do_init(TF_ALL_FLAGS);
 }
 
+/*
+ * Set by an earlier fixture for what needs more privilege than a serving
+ * thread keeps (a mount inside the share): runs once the share exists and
+ * before the first request limits this thread's capabilities.
+ */
+static void (*tf_before_serving)(void);
+
 static inline void tf_setup(void)
 {
 	struct fs_options o;
@@ -212,6 +219,8 @@ static inline void tf_setup(void)
 	snprintf(tdir, sizeof(tdir), "/tmp/test_fuse.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(tdir));
 	chmod(tdir, 0755);
+	if (tf_before_serving)
+		tf_before_serving();
 	fs_options_default(&o);
 	o.xattr = true;
 	tf_uid = tf_gid = 0;

@@ -364,6 +364,13 @@ static int t_flush(uint16_t oldtag)
 /* Share option `devices` for the next setup (tests that need it set it). */
 static bool p9t_devices;
 
+/*
+ * Set by an earlier fixture for what needs more privilege than a serving
+ * thread keeps (a mount inside the share): runs once the share exists and
+ * before the first request limits this thread's capabilities.
+ */
+static void (*p9t_before_serving)(void);
+
 static void setup_opts(bool readonly)
 {
 	struct fs_options o;
@@ -372,6 +379,8 @@ static void setup_opts(bool readonly)
 
 	strcpy(root, "/tmp/test_p9.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(root));
+	if (p9t_before_serving)
+		p9t_before_serving();
 	fs_options_default(&o);
 	o.readonly = readonly;
 	o.devices = p9t_devices;

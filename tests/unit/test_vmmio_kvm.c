@@ -78,8 +78,7 @@ static void teardown(void)
 #define SKIP_IF_NO_KVM()                                              \
 	do {                                                          \
 		if (skip_why) {                                       \
-			printf("SKIP %s: %s\n", __func__, skip_why);  \
-			return;                                       \
+			UNIT_SKIP("%s", skip_why);                    \
 		}                                                     \
 	} while (0)
 
