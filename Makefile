@@ -5,7 +5,7 @@
 #   make            build build/stainless
 #   make check      unit tests, host tests, e2e tests (tests/run-all)
 #   make demo       boot a microVM sharing a host folder
-#   make deps       install the Debian packages everything needs
+#   make deps       install the Debian packages everything needs (scripts/deps)
 #   make fuzz       each libFuzzer target FUZZ_SECONDS (60) from its corpus
 #   make fuzz-smoke each target a few seconds (part of make check)
 #   SANITIZE=1      ASan+UBSan build      TSAN=1   ThreadSanitizer build
@@ -95,9 +95,10 @@ unit: $(UNIT_BINS)
 
 # The whole suite: unit, host (real kernel FUSE client, diod's tools) and
 # e2e (real guests, directly on KVM or in the nested test host). `check`
-# and `demo` first install missing Debian packages, then build.
+# and `demo` first install the missing Debian packages they need (the demo
+# adds QEMU only where /dev/kvm cannot boot Linux), then build.
 check:
-	$(Q)scripts/deps
+	$(Q)scripts/deps test
 	$(Q)$(MAKE) --no-print-directory check-run
 
 check-run: all $(UNIT_BINS)
@@ -110,7 +111,7 @@ e2e: all
 	$(Q)O=$(O) tests/e2e/run
 
 demo:
-	$(Q)scripts/deps
+	$(Q)scripts/deps build
 	$(Q)$(MAKE) --no-print-directory demo-run
 
 demo-run: all

@@ -59,8 +59,9 @@ struct fuse_server;
 #define FUSE_SERVER_WAKE_SIGNAL (SIGRTMIN + 4)
 
 /*
- * DAX hook (a later issue): FUSE_SETUPMAPPING and FUSE_REMOVEMAPPING are
- * answered ENOSYS until a device hands the server these callbacks. The
+ * DAX hook: FUSE_SETUPMAPPING and FUSE_REMOVEMAPPING are answered ENOSYS
+ * unless the device hands the server these callbacks (devices/dax.c does
+ * for a share with dax=SIZE; fuse-mount has no window and does not). The
  * server resolves fh to a host fd (held open for the call) and checks the
  * access flags; the device maps [foffset, foffset+len) of fd at moffset in
  * its window (MAP_SHARED|MAP_FIXED) or puts the window's backing back.

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # The kernel 9p client test (p9_kernel_mount.sh) where the host kernel has
-# no 9p: boots the host's installed Debian kernel, which ships 9p modules,
+# no 9p: boots Debian's kernel (the test host's, unpacked into the cache by
+# guest-images/testhost-kernel), which ships 9p modules,
 # under QEMU TCG (no KVM needed) with a throw-away initramfs holding
 # busybox, the modules, the stainless binary and the test, and reports the
 # test's result from the serial console. SKIP when QEMU, a static busybox or
@@ -13,13 +14,11 @@ QEMU=$(command -v qemu-system-x86_64) || { echo "SKIP: qemu-system-x86_64 not in
 BB=$(command -v busybox) || { echo "SKIP: busybox not installed"; exit 77; }
 # ldd fails on a static binary, which is what a bare initramfs needs.
 ldd "$BB" >/dev/null 2>&1 && { echo "SKIP: busybox is not static (install busybox-static)"; exit 77; }
-KVER=
-for k in /boot/vmlinuz-*; do
-	v=${k#/boot/vmlinuz-}
-	[ -f "/lib/modules/$v/kernel/fs/9p/9p.ko" ] && [ -r "$k" ] && KVER=$v
-done
-[ -n "$KVER" ] || { echo "SKIP: no /boot kernel with 9p modules"; exit 77; }
-MODDIR=/lib/modules/$KVER/kernel
+k=$("$HERE/../../guest-images/testhost-kernel") ||
+	{ echo "SKIP: no Debian kernel to boot (guest-images/testhost-kernel failed)"; exit 77; }
+KVER=${k% *} KROOT=${k#* }
+MODDIR=$KROOT/lib/modules/$KVER/kernel
+[ -f "$MODDIR/fs/9p/9p.ko" ] || { echo "SKIP: linux-image-$KVER has no 9p module"; exit 77; }
 
 T=$(mktemp -d /tmp/p9_qemu.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -62,7 +61,7 @@ chmod 755 "$R/init"
 (cd "$R" && find . | cpio -o -H newc 2>/dev/null) >"$T/initrd" || { echo "FAIL: cpio"; exit 1; }
 
 timeout 600 "$QEMU" -M q35 -accel tcg -cpu max -m 1024 -smp 1 -nodefaults -no-user-config \
-	-nographic -serial stdio -no-reboot -kernel "/boot/vmlinuz-$KVER" -initrd "$T/initrd" \
+	-nographic -serial stdio -no-reboot -kernel "$KROOT/boot/vmlinuz-$KVER" -initrd "$T/initrd" \
 	-append "console=ttyS0 quiet panic=-1 rdinit=/init" </dev/null >"$T/console" 2>&1
 grep -v '^\s*$' "$T/console" |  tail -n 40
 rc=$(sed -n 's/.*P9-RESULT \([0-9]*\).*/\1/p' "$T/console" | tail -n 1)
