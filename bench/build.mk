@@ -3,3 +3,7 @@
 BENCHES += fuse_meta p9_load
 # bench-boot's meter: start a VMM, time the guest's first marker.
 BENCHES += bootmeter
+# bench-vhost's driver: our own vhost-user-fs frontend (tests/vhost, shared
+# with the host tests) sending FUSE requests to any backend.
+BENCHES += vu_load
+$(O)/bench/vu_load: $(O)/tests/vhost/vu_frontend.o $(O)/tests/vhost/vu_fuse.o
