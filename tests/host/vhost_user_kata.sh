@@ -25,7 +25,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 
 # shellcheck disable=SC2086  # BACKEND is a command and its leading words
 if ! $BACKEND --print-capabilities >/dev/null 2>&1 && ! $BACKEND --help >/dev/null 2>&1; then
-	echo "SKIP: '$BACKEND' has no vhost-user-fs backend yet (--print-capabilities and --help both fail)"
+	echo "SKIP: no vhost-user-fs backend yet: '$BACKEND --print-capabilities' and '--help' both fail"
 	exit 77
 fi
 command -v "$CC" >/dev/null 2>&1 || { echo "SKIP: no C compiler to build vu_kata_client"; exit 77; }

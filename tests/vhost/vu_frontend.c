@@ -74,7 +74,8 @@ static int send_msg(struct vu_frontend *fe, uint32_t req, uint32_t flags,
 	struct iovec iov = { &m, VU_HDRSZ + size };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	memcpy(&m.p, payload, size);
+	if (size)
+		memcpy(&m.p, payload, size);
 	if (fd >= 0) {
 		mh.msg_control = cbuf;
 		mh.msg_controllen = sizeof(cbuf);
