@@ -89,6 +89,7 @@ $(O)/tests/unit/%: $(O)/tests/unit/%.o $(O)/libstainless.a
 
 $(O)/bench/%: $(O)/bench/%.o $(O)/libstainless.a
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(O)/bench/vu_load: $(VU_FRONTEND_SRCS:%.c=$(O)/%.o)
 
 unit: $(UNIT_BINS)
 	$(Q)O=$(O) tests/run-unit $(UNIT_BINS)
