@@ -67,7 +67,7 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(O)/tests/unit/%)
 BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-seeds
-.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p bench-guest
+.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p bench-vhost bench-guest
 all: $(O)/stainless
 
 $(O)/%.o: %.c
@@ -89,6 +89,7 @@ $(O)/tests/unit/%: $(O)/tests/unit/%.o $(O)/libstainless.a
 
 $(O)/bench/%: $(O)/bench/%.o $(O)/libstainless.a
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(O)/bench/vu_load: $(VU_FRONTEND_SRCS:%.c=$(O)/%.o)
 
 unit: $(UNIT_BINS)
 	$(Q)O=$(O) tests/run-unit $(UNIT_BINS)
@@ -137,6 +138,11 @@ bench-fuse: $(O)/stainless $(O)/bench/fuse_meta
 # 9p servers side by side (stainless 9p-serve, diod) under bench/p9_load.
 bench-9p: $(O)/stainless $(O)/bench/p9_load
 	$(Q)O=$(O) bench/p9_bench.sh
+
+# vhost-user-fs backends side by side (stainless vhost-user-fs, QEMU's C
+# virtiofsd with a pool of 64 and with none) under bench/vu_load.
+bench-vhost: $(O)/stainless $(O)/bench/vu_load
+	$(Q)O=$(O) bench/vhost_bench.sh
 
 # In-guest fio over virtio-fs, DAX and 9p beside QEMU microvm's 9p and
 # virtiofsd (nested test host where needed).
