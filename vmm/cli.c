@@ -178,3 +178,15 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 		return fail(err, errlen, "--kernel PATH is required");
 	return 0;
 }
+
+int cli_run_err(int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("stainless run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return rc;
+}

@@ -51,4 +51,7 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 		  char *err, size_t errlen);
 void cli_run_usage(FILE *f);
 
+/* One clear line on stderr, "stainless run: ...", for `run`'s set-up; returns rc. */
+int cli_run_err(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

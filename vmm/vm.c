@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `stainless run`: the composition root. Builds guest memory, the KVM VM,
- * the legacy devices and the vCPUs, loads the kernel, then waits on the
- * main thread for the guest to reset, an error, a signal or console input.
+ * `stainless run`: the composition root. Builds guest memory and the KVM
+ * VM, has the device manager (devmgr.c) place the devices, loads the
+ * kernel, starts the vCPUs, then waits on the main thread for the guest to
+ * reset, an error, a signal or console input.
  */
 #include "vmm/vm.h"
 
@@ -26,30 +27,15 @@
 
 #include "devices/gmem.h"
 #include "fs/fs_fdbudget.h"
-#include "devices/virtio.h"
-#include "devices/virtio_9p.h"
-#include "devices/virtio_fs.h"
-#include "devices/virtio_rng.h"
-#include "mmio/bus.h"
-#include "mmio/virtio_mmio.h"
 #include "vmm/boot.h"
 #include "vmm/cli.h"
-#include "vmm/i8042.h"
+#include "vmm/devmgr.h"
 #include "vmm/kvm.h"
 #include "vmm/layout.h"
 #include "vmm/mptable.h"
-#include "vmm/serial.h"
 #include "vmm/vcpu.h"
 
-#define SERIAL_PORT_BASE 0x3f8
-#define DEFAULT_CMDLINE  "console=ttyS0 reboot=k panic=-1"
 #define ESCAPE_CHAR      0x01 /* Ctrl-A, then x: quit */
-#define VM_MAX_VIRTIO    (IOAPIC_PINS - VIRTIO_IRQ_FIRST)
-
-struct vm_virtio {
-	struct virtio_dev *dev;
-	struct vmmio *transport;
-};
 
 struct vm {
 	struct vm_config cfg;
@@ -57,14 +43,7 @@ struct vm {
 	int mem_fd;
 	uint8_t *mem;
 	struct gmem gmem;
-	struct bus pio, mmio;
-	struct serial serial;
-	struct i8042 i8042;
-	struct vm_virtio virtio[VM_MAX_VIRTIO];
-	unsigned nr_virtio;
-	uint64_t next_shm_gpa;   /* where the next device memory region goes */
-	bool has_dax;            /* a device memory region is mapped */
-	char dev_cmdline[VM_MAX_VIRTIO * 48];
+	struct devmgr dm;
 	struct vcpu_env vcpu_env;
 	struct vcpu vcpus[VM_CPUS_MAX];
 	unsigned nr_vcpus;
@@ -79,19 +58,6 @@ struct vm {
 	struct termios saved_tio;
 	char cmdline[CMDLINE_MAX];
 };
-
-static int vm_err(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int vm_err(int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("stainless run: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return rc;
-}
 
 /* Called from any vCPU thread; the first request decides the exit code. */
 static void vm_request_stop(void *ctx, int exit_code, const char *why)
@@ -115,19 +81,6 @@ static void vm_guest_reset(void *ctx)
 	vm_request_stop(ctx, 0, NULL);
 }
 
-static void vm_serial_irq(void *ctx, int level)
-{
-	struct vm *vm = ctx;
-
-	kvm_irq_line(&vm->kvm, SERIAL_IRQ, level);
-}
-
-/* Device memory regions are placed on SHM_ALIGN boundaries. */
-static uint64_t shm_align_up(uint64_t v)
-{
-	return (v + SHM_ALIGN - 1) & ~(SHM_ALIGN - 1);
-}
-
 static int vm_create_memory(struct vm *vm)
 {
 	uint64_t mem = vm->cfg.mem, low = boot_low_ram(mem), high = boot_high_ram(mem);
@@ -135,21 +88,21 @@ static int vm_create_memory(struct vm *vm)
 	int rc;
 
 	if (pages > 0 && psz > 0 && mem > (uint64_t)pages * (uint64_t)psz)
-		return vm_err(-ENOMEM, "--mem %llu MiB is more than the host's %llu MiB of RAM",
+		return cli_run_err(-ENOMEM, "--mem %llu MiB is more than the host's %llu MiB of RAM",
 			      (unsigned long long)(mem >> 20),
 			      (unsigned long long)(((uint64_t)pages * (uint64_t)psz) >> 20));
 	/* A memfd, so guest RAM can later be shared with a vhost-user peer
 	 * or a sandboxed helper. */
 	vm->mem_fd = memfd_create("stainless-ram", MFD_CLOEXEC);
 	if (vm->mem_fd < 0)
-		return vm_err(-errno, "memfd_create: %s", strerror(errno));
+		return cli_run_err(-errno, "memfd_create: %s", strerror(errno));
 	if (ftruncate(vm->mem_fd, (off_t)mem) < 0)
-		return vm_err(-errno, "cannot size guest RAM: %s", strerror(errno));
+		return cli_run_err(-errno, "cannot size guest RAM: %s", strerror(errno));
 	vm->mem = mmap(NULL, mem, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
 		       vm->mem_fd, 0);
 	if (vm->mem == MAP_FAILED) {
 		vm->mem = NULL;
-		return vm_err(-errno, "cannot map guest RAM: %s", strerror(errno));
+		return cli_run_err(-errno, "cannot map guest RAM: %s", strerror(errno));
 	}
 	gmem_init(&vm->gmem);
 	rc = gmem_add_region(&vm->gmem, 0, low, vm->mem, vm->mem_fd, 0);
@@ -157,50 +110,12 @@ static int vm_create_memory(struct vm *vm)
 		rc = gmem_add_region(&vm->gmem, HIGH_RAM_START, high, vm->mem + low,
 				     vm->mem_fd, low);
 	if (rc < 0)
-		return vm_err(rc, "guest memory layout: %s", strerror(-rc));
+		return cli_run_err(rc, "guest memory layout: %s", strerror(-rc));
 	rc = kvm_add_memslot(&vm->kvm, 0, low, vm->mem);
 	if (rc == 0 && high)
 		rc = kvm_add_memslot(&vm->kvm, HIGH_RAM_START, high, vm->mem + low);
 	if (rc < 0)
-		return vm_err(rc, "KVM_SET_USER_MEMORY_REGION: %s", strerror(-rc));
-	/* Device memory (DAX windows) starts above all RAM. */
-	vm->next_shm_gpa = shm_align_up(HIGH_RAM_START + high);
-	return 0;
-}
-
-/* The guest-physical address width KVM reports, 36 if it says nothing. */
-static unsigned vm_phys_bits(const struct vm *vm)
-{
-	for (unsigned i = 0; i < vm->kvm.cpuid->nent; i++)
-		if (vm->kvm.cpuid->entries[i].function == 0x80000008)
-			return vm->kvm.cpuid->entries[i].eax & 0xff;
-	return 36;
-}
-
-/*
- * Give each of a device's shared-memory regions (a DAX window) its own
- * memory slot above RAM, 1 GiB aligned, and tell the transport where.
- */
-static int vm_place_shm(struct vm *vm, struct vm_virtio *v, const char *name)
-{
-	for (unsigned i = 0; i < v->dev->nr_shm; i++) {
-		struct virtio_shm *shm = &v->dev->shm[i];
-		uint64_t gpa = vm->next_shm_gpa, span = shm_align_up(shm->len);
-		unsigned bits = vm_phys_bits(vm);
-		int rc;
-
-		if (gpa + span > (1ull << bits))
-			return vm_err(-ENOSPC, "%s: a %llu MiB window does not fit in the guest's "
-				      "%u-bit physical address space", name,
-				      (unsigned long long)(shm->len >> 20), bits);
-		rc = kvm_add_memslot(&vm->kvm, gpa, shm->len, shm->host);
-		vm->has_dax |= rc == 0;
-		if (rc == 0)
-			rc = vmmio_set_shm_base(v->transport, shm->id, gpa);
-		if (rc < 0)
-			return vm_err(rc, "%s: cannot map its shared memory: %s", name, strerror(-rc));
-		vm->next_shm_gpa = gpa + span;
-	}
+		return cli_run_err(rc, "KVM_SET_USER_MEMORY_REGION: %s", strerror(-rc));
 	return 0;
 }
 
@@ -209,7 +124,7 @@ static int open_input(const char *what, const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return vm_err(-errno, "cannot open %s '%s': %s", what, path, strerror(errno));
+		return cli_run_err(-errno, "cannot open %s '%s': %s", what, path, strerror(errno));
 	return fd;
 }
 
@@ -225,7 +140,7 @@ static int vm_load(struct vm *vm)
 	rc = boot_load_kernel(&vm->gmem, vm->cfg.mem, fd, &img, err, sizeof(err));
 	close(fd);
 	if (rc < 0)
-		return vm_err(rc, "kernel '%s': %s", vm->cfg.kernel, err);
+		return cli_run_err(rc, "kernel '%s': %s", vm->cfg.kernel, err);
 	if (vm->cfg.initrd) {
 		fd = open_input("initrd", vm->cfg.initrd);
 		if (fd < 0)
@@ -233,31 +148,29 @@ static int vm_load(struct vm *vm)
 		rc = boot_load_initrd(&vm->gmem, vm->cfg.mem, fd, &img, err, sizeof(err));
 		close(fd);
 		if (rc < 0)
-			return vm_err(rc, "initrd '%s': %s", vm->cfg.initrd, err);
+			return cli_run_err(rc, "initrd '%s': %s", vm->cfg.initrd, err);
 	}
 	/* The devices are announced on the command line (no ACPI yet). */
-	rc = snprintf(vm->cmdline, sizeof(vm->cmdline), "%s%s",
-		      *vm->cfg.cmdline ? vm->cfg.cmdline : DEFAULT_CMDLINE, vm->dev_cmdline);
-	if (rc < 0 || (size_t)rc >= sizeof(vm->cmdline))
-		return vm_err(-E2BIG, "kernel command line longer than %u bytes", CMDLINE_MAX - 1);
+	if (devmgr_guest_cmdline(&vm->dm, vm->cfg.cmdline, vm->cmdline, sizeof(vm->cmdline)) < 0)
+		return cli_run_err(-E2BIG, "kernel command line longer than %u bytes", CMDLINE_MAX - 1);
 	rc = boot_write_params(&vm->gmem, vm->cfg.mem, vm->cmdline, &img, err, sizeof(err));
 	if (rc < 0)
-		return vm_err(rc, "%s", err);
+		return cli_run_err(rc, "%s", err);
 	rc = mptable_write(&vm->gmem, MPTABLE_ADDR, vm->cfg.cpus, IOAPIC_PINS);
 	if (rc < 0)
-		return vm_err(rc, "cannot write the MP table: %s", strerror(-rc));
+		return cli_run_err(rc, "cannot write the MP table: %s", strerror(-rc));
 	if ((rc = boot_write_page_tables(&vm->gmem)) < 0 || (rc = boot_write_gdt(&vm->gmem)) < 0)
-		return vm_err(rc, "cannot write boot page tables: %s", strerror(-rc));
+		return cli_run_err(rc, "cannot write boot page tables: %s", strerror(-rc));
 
 	vm->vcpu_env = (struct vcpu_env){
-		.pio = &vm->pio, .mmio = &vm->mmio, .stop = vm_request_stop,
-		.ctx = vm, .stopping = &vm->stopping, .has_dax = &vm->has_dax,
+		.pio = &vm->dm.pio, .mmio = &vm->dm.mmio, .stop = vm_request_stop,
+		.ctx = vm, .stopping = &vm->stopping, .has_dax = &vm->dm.has_dax,
 	};
 	for (unsigned i = 0; i < vm->cfg.cpus; i++) {
 		rc = vcpu_create(&vm->vcpus[i], &vm->kvm, i, vm->cfg.cpus, img.entry,
 				 BOOT_PARAMS_ADDR, &vm->vcpu_env, err, sizeof(err));
 		if (rc < 0)
-			return vm_err(rc, "%s", err);
+			return cli_run_err(rc, "%s", err);
 		vm->nr_vcpus++;
 	}
 	return 0;
@@ -282,7 +195,7 @@ static int vm_open_console(struct vm *vm)
 		vm->console_fd = open(vm->cfg.console_path,
 				      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (vm->console_fd < 0)
-			return vm_err(-errno, "--console '%s': %s", vm->cfg.console_path,
+			return cli_run_err(-errno, "--console '%s': %s", vm->cfg.console_path,
 				      strerror(errno));
 		vm->console_owned = true;
 		break;
@@ -296,77 +209,15 @@ static int vm_open_console(struct vm *vm)
  * Give a virtio device the next 4 KiB window and IOAPIC pin, and announce
  * it on the kernel command line. Takes ownership of dev.
  */
-static int vm_attach_virtio(struct vm *vm, struct virtio_dev *dev, const char *name)
-{
-	struct vm_virtio *v = &vm->virtio[vm->nr_virtio];
-	size_t used = strlen(vm->dev_cmdline);
-	int rc;
-
-	if (vm->nr_virtio >= VM_MAX_VIRTIO) {
-		virtio_dev_destroy(dev);
-		return vm_err(-ENOSPC, "%s: too many devices (at most %d)", name, VM_MAX_VIRTIO);
-	}
-	struct vmmio_config c = {
-		.vm_fd = vm->kvm.vm_fd,
-		.base = VIRTIO_MMIO_BASE + vm->nr_virtio * VIRTIO_MMIO_SIZE,
-		.gsi = VIRTIO_IRQ_FIRST + vm->nr_virtio,
-		.gm = &vm->gmem,
-		.dev = dev,
-	};
-	rc = vmmio_create(&v->transport, &c);
-	if (rc < 0) {
-		virtio_dev_destroy(dev);
-		return vm_err(rc, "%s: virtio-mmio transport: %s", name, strerror(-rc));
-	}
-	v->dev = dev;
-	vm->nr_virtio++;
-	if ((rc = vm_place_shm(vm, v, name)) < 0)
-		return rc;
-	rc = bus_register(&vm->mmio, c.base, VMMIO_WINDOW_SIZE, vmmio_bus_access,
-			  v->transport, name);
-	if (rc < 0)
-		return vm_err(rc, "%s: cannot map its registers: %s", name, strerror(-rc));
-	vm->dev_cmdline[used++] = ' ';
-	rc = vmmio_cmdline(v->transport, vm->dev_cmdline + used, sizeof(vm->dev_cmdline) - used);
-	if (rc < 0)
-		return vm_err(rc, "%s: command line full", name);
-	return 0;
-}
-
 static int vm_setup_devices(struct vm *vm)
 {
-	int rc;
+	struct devmgr_config c = {
+		.kvm = &vm->kvm, .gmem = &vm->gmem, .console_fd = vm->console_fd,
+		.ram_end = HIGH_RAM_START + boot_high_ram(vm->cfg.mem),
+		.reset = vm_guest_reset, .ctx = vm, .cfg = &vm->cfg,
+	};
 
-	serial_init(&vm->serial, vm->console_fd, vm_serial_irq, vm);
-	rc = bus_register(&vm->pio, SERIAL_PORT_BASE, SERIAL_PORTS, serial_access,
-			  &vm->serial, "ttyS0");
-	vm->i8042 = (struct i8042){ .reset = vm_guest_reset, .ctx = vm };
-	if (rc == 0)
-		rc = bus_register(&vm->pio, I8042_DATA_PORT, 5, i8042_access, &vm->i8042, "i8042");
-	if (rc < 0)
-		return vm_err(rc, "cannot register legacy devices: %s", strerror(-rc));
-	if (vm->cfg.rng) {
-		struct virtio_dev *rng;
-
-		rc = virtio_rng_create(&rng);
-		if (rc < 0)
-			return vm_err(rc, "virtio-rng: cannot create device: %s", strerror(-rc));
-		if ((rc = vm_attach_virtio(vm, rng, "virtio-rng")) < 0)
-			return rc;
-	}
-	for (unsigned i = 0; i < vm->cfg.nr_shares; i++) {
-		const struct vm_share *sh = &vm->cfg.shares[i];
-		struct virtio_dev *dev = NULL;
-
-		rc = sh->is_9p ? virtio_9p_create(&dev, sh->tag, sh->dir, &sh->opts)
-			       : virtio_fs_create(&dev, sh->tag, sh->dir, &sh->opts);
-		if (rc < 0)
-			return vm_err(rc, "%s %s=%s: cannot share it: %s", sh->is_9p ? "--9p" : "--fs",
-				      sh->tag, sh->dir, strerror(-rc));
-		if ((rc = vm_attach_virtio(vm, dev, sh->is_9p ? "virtio-9p" : "virtio-fs")) < 0)
-			return rc;
-	}
-	return 0;
+	return devmgr_setup(&vm->dm, &c);
 }
 
 /*
@@ -399,7 +250,7 @@ static bool vm_console_input(struct vm *vm, size_t room, bool *escape)
 		}
 		out[m++] = buf[i];
 	}
-	serial_rx(&vm->serial, out, m);
+	serial_rx(&vm->dm.serial, out, m);
 	return true;
 }
 
@@ -410,7 +261,7 @@ static int vm_main_loop(struct vm *vm, int sfd)
 	while (!atomic_load(&vm->stop_requested)) {
 		/* Read stdin only while the UART has room; when the guest is
 		 * not draining its input, look again every 10 ms. */
-		size_t room = stdin_open ? serial_rx_room(&vm->serial) : 0;
+		size_t room = stdin_open ? serial_rx_room(&vm->dm.serial) : 0;
 		struct pollfd p[3] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = vm->stop_efd, .events = POLLIN },
@@ -418,7 +269,7 @@ static int vm_main_loop(struct vm *vm, int sfd)
 		};
 
 		if (poll(p, 3, stdin_open && !room ? 10 : -1) < 0 && errno != EINTR)
-			return vm_err(-errno, "poll: %s", strerror(errno));
+			return cli_run_err(-errno, "poll: %s", strerror(errno));
 		if (p[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -473,16 +324,11 @@ static void vm_teardown(struct vm *vm)
 		vcpu_kick(&vm->vcpus[i]);
 	for (unsigned i = 0; i < vm->nr_vcpus; i++)
 		vcpu_join_destroy(&vm->vcpus[i], vm->kvm.run_size);
-	/* Workers stop before the memory they serve goes away. */
-	for (unsigned i = 0; i < vm->nr_virtio; i++) {
-		vmmio_destroy(vm->virtio[i].transport);
-		virtio_dev_destroy(vm->virtio[i].dev);
-	}
+	devmgr_destroy(&vm->dm);  /* workers stop before the memory they serve goes */
 	if (vm->tty_raw)
 		tcsetattr(STDIN_FILENO, TCSANOW, &vm->saved_tio);
 	if (vm->console_owned)
 		close(vm->console_fd);
-	serial_destroy(&vm->serial);
 	kvm_close(&vm->kvm);
 	if (vm->mem)
 		munmap(vm->mem, vm->cfg.mem);
@@ -500,17 +346,17 @@ static int vm_run(struct vm *vm, const struct timespec *t0)
 
 	vm->mem_fd = vm->stop_efd = -1;
 	if (vm->cfg.cpus == 0 || vm->cfg.cpus > VM_CPUS_MAX)
-		return vm_err(-EINVAL, "--cpus %u: too many", vm->cfg.cpus);
+		return cli_run_err(-EINVAL, "--cpus %u: too many", vm->cfg.cpus);
 	if ((rc = kvm_open(&vm->kvm, err, sizeof(err))) < 0)
-		return vm_err(rc, "%s", err);
+		return cli_run_err(rc, "%s", err);
 	if (vm->cfg.cpus > (unsigned)vm->kvm.max_vcpus) {
-		rc = vm_err(-EINVAL, "--cpus %u: this host's KVM allows at most %d",
+		rc = cli_run_err(-EINVAL, "--cpus %u: this host's KVM allows at most %d",
 			    vm->cfg.cpus, vm->kvm.max_vcpus);
 		goto out;
 	}
 	vm->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vm->stop_efd < 0) {
-		rc = vm_err(-errno, "eventfd: %s", strerror(errno));
+		rc = cli_run_err(-errno, "eventfd: %s", strerror(errno));
 		goto out;
 	}
 	if ((rc = vm_create_memory(vm)) < 0 || (rc = vm_open_console(vm)) < 0 ||
@@ -526,13 +372,13 @@ static int vm_run(struct vm *vm, const struct timespec *t0)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sfd < 0 || (rc = vcpu_init_signals()) < 0) {
-		rc = vm_err(-errno, "signals: %s", strerror(errno));
+		rc = cli_run_err(-errno, "signals: %s", strerror(errno));
 		goto out;
 	}
 	vm_boot_trace(t0);
 	for (unsigned i = 0; i < vm->nr_vcpus; i++) {
 		if ((rc = vcpu_start(&vm->vcpus[i])) < 0) {
-			vm_err(rc, "cannot start vcpu %u: %s", i, strerror(-rc));
+			cli_run_err(rc, "cannot start vcpu %u: %s", i, strerror(-rc));
 			vm_request_stop(vm, 1, NULL);
 			break;
 		}
@@ -561,11 +407,11 @@ int vm_run_main(int argc, char **argv)
 	 * fails with EPIPE and the output is dropped. */
 	signal(SIGPIPE, SIG_IGN);
 	if (!vm)
-		return vm_err(1, "out of memory");
+		return cli_run_err(1, "out of memory");
 	rc = cli_parse_run(argc, argv, &vm->cfg, err, sizeof(err));
 	if (rc != 0) {
 		if (rc < 0)
-			vm_err(rc, "%s", err);
+			cli_run_err(rc, "%s", err);
 		free(vm);
 		return rc < 0 ? 2 : 0;
 	}

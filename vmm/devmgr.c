@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The device manager of `stainless run` (see devmgr.h). */
+#include "vmm/devmgr.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "devices/gmem.h"
+#include "devices/virtio.h"
+#include "devices/virtio_9p.h"
+#include "devices/virtio_fs.h"
+#include "devices/virtio_rng.h"
+#include "mmio/virtio_mmio.h"
+#include "vmm/kvm.h"
+
+#include <linux/kvm.h>
+
+#define SERIAL_PORT_BASE 0x3f8
+#define DEFAULT_CMDLINE  "console=ttyS0 reboot=k panic=-1"
+
+/* Device memory regions are placed on SHM_ALIGN boundaries. */
+static uint64_t shm_align_up(uint64_t v)
+{
+	return (v + SHM_ALIGN - 1) & ~(SHM_ALIGN - 1);
+}
+
+/* The guest-physical address width KVM reports, 36 if it says nothing. */
+static unsigned phys_bits(const struct kvm *kvm)
+{
+	for (unsigned i = 0; i < kvm->cpuid->nent; i++)
+		if (kvm->cpuid->entries[i].function == 0x80000008)
+			return kvm->cpuid->entries[i].eax & 0xff;
+	return 36;
+}
+
+/* The UART's interrupt line: COM1's IRQ on the in-kernel IOAPIC. */
+static void serial_irq(void *ctx, int level)
+{
+	struct devmgr *d = ctx;
+
+	kvm_irq_line(d->kvm, SERIAL_IRQ, level);
+}
+
+/*
+ * Give each of a device's shared-memory regions (a DAX window) its own
+ * memory slot above RAM, 1 GiB aligned, and tell the transport where.
+ */
+static int place_shm(struct devmgr *d, struct devmgr_virtio *v, const char *name)
+{
+	for (unsigned i = 0; i < v->dev->nr_shm; i++) {
+		struct virtio_shm *shm = &v->dev->shm[i];
+		uint64_t gpa = d->next_shm_gpa, span = shm_align_up(shm->len);
+		unsigned bits = phys_bits(d->kvm);
+		int rc;
+
+		if (gpa + span > (1ull << bits))
+			return cli_run_err(-ENOSPC, "%s: a %llu MiB window does not fit in the "
+					   "guest's %u-bit physical address space", name,
+					   (unsigned long long)(shm->len >> 20), bits);
+		rc = kvm_add_memslot(d->kvm, gpa, shm->len, shm->host);
+		d->has_dax |= rc == 0;
+		if (rc == 0)
+			rc = vmmio_set_shm_base(v->transport, shm->id, gpa);
+		if (rc < 0)
+			return cli_run_err(rc, "%s: cannot map its shared memory: %s", name,
+					   strerror(-rc));
+		d->next_shm_gpa = gpa + span;
+	}
+	return 0;
+}
+
+/* Puts dev (taken, destroyed on failure) on the next virtio-mmio window. */
+static int attach_virtio(struct devmgr *d, struct virtio_dev *dev, const char *name)
+{
+	struct devmgr_virtio *v = &d->virtio[d->nr_virtio];
+	size_t used = strlen(d->cmdline);
+	int rc;
+
+	if (d->nr_virtio >= DEVMGR_MAX_VIRTIO) {
+		virtio_dev_destroy(dev);
+		return cli_run_err(-ENOSPC, "%s: too many devices (at most %d)", name,
+				   DEVMGR_MAX_VIRTIO);
+	}
+	struct vmmio_config c = {
+		.vm_fd = d->kvm->vm_fd,
+		.base = VIRTIO_MMIO_BASE + d->nr_virtio * VIRTIO_MMIO_SIZE,
+		.gsi = VIRTIO_IRQ_FIRST + d->nr_virtio,
+		.gm = d->gmem,
+		.dev = dev,
+	};
+	rc = vmmio_create(&v->transport, &c);
+	if (rc < 0) {
+		virtio_dev_destroy(dev);
+		return cli_run_err(rc, "%s: virtio-mmio transport: %s", name, strerror(-rc));
+	}
+	v->dev = dev;
+	d->nr_virtio++;
+	if ((rc = place_shm(d, v, name)) < 0)
+		return rc;
+	rc = bus_register(&d->mmio, c.base, VMMIO_WINDOW_SIZE, vmmio_bus_access,
+			  v->transport, name);
+	if (rc < 0)
+		return cli_run_err(rc, "%s: cannot map its registers: %s", name, strerror(-rc));
+	d->cmdline[used++] = ' ';
+	rc = vmmio_cmdline(v->transport, d->cmdline + used, sizeof(d->cmdline) - used);
+	if (rc < 0)
+		return cli_run_err(rc, "%s: command line full", name);
+	return 0;
+}
+
+static int setup_shares(struct devmgr *d, const struct vm_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->nr_shares; i++) {
+		const struct vm_share *sh = &cfg->shares[i];
+		struct virtio_dev *dev = NULL;
+		int rc;
+
+		rc = sh->is_9p ? virtio_9p_create(&dev, sh->tag, sh->dir, &sh->opts)
+			       : virtio_fs_create(&dev, sh->tag, sh->dir, &sh->opts);
+		if (rc < 0)
+			return cli_run_err(rc, "%s %s=%s: cannot share it: %s",
+					   sh->is_9p ? "--9p" : "--fs", sh->tag, sh->dir,
+					   strerror(-rc));
+		if ((rc = attach_virtio(d, dev, sh->is_9p ? "virtio-9p" : "virtio-fs")) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int devmgr_setup(struct devmgr *d, const struct devmgr_config *c)
+{
+	int rc;
+
+	d->kvm = c->kvm;
+	d->gmem = c->gmem;
+	/* Device memory (DAX windows) starts above all RAM. */
+	d->next_shm_gpa = shm_align_up(c->ram_end);
+	serial_init(&d->serial, c->console_fd, serial_irq, d);
+	rc = bus_register(&d->pio, SERIAL_PORT_BASE, SERIAL_PORTS, serial_access,
+			  &d->serial, "ttyS0");
+	d->i8042 = (struct i8042){ .reset = c->reset, .ctx = c->ctx };
+	if (rc == 0)
+		rc = bus_register(&d->pio, I8042_DATA_PORT, 5, i8042_access, &d->i8042, "i8042");
+	if (rc < 0)
+		return cli_run_err(rc, "cannot register legacy devices: %s", strerror(-rc));
+	if (c->cfg->rng) {
+		struct virtio_dev *rng;
+
+		rc = virtio_rng_create(&rng);
+		if (rc < 0)
+			return cli_run_err(rc, "virtio-rng: cannot create device: %s", strerror(-rc));
+		if ((rc = attach_virtio(d, rng, "virtio-rng")) < 0)
+			return rc;
+	}
+	return setup_shares(d, c->cfg);
+}
+
+void devmgr_destroy(struct devmgr *d)
+{
+	/* Workers stop before the memory they serve goes away. */
+	for (unsigned i = 0; i < d->nr_virtio; i++) {
+		vmmio_destroy(d->virtio[i].transport);
+		virtio_dev_destroy(d->virtio[i].dev);
+	}
+	d->nr_virtio = 0;
+	serial_destroy(&d->serial);
+}
+
+int devmgr_guest_cmdline(const struct devmgr *d, const char *base, char *buf, size_t n)
+{
+	int rc = snprintf(buf, n, "%s%s", *base ? base : DEFAULT_CMDLINE, d->cmdline);
+
+	return rc < 0 || (size_t)rc >= n ? -E2BIG : 0;
+}
