@@ -8,7 +8,6 @@
 #define STAINLESS_FS_FUSE_FUSE_INT_H
 
 #include <limits.h>
-#include <linux/fuse.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -17,6 +16,7 @@
 #include "fs/fuse/fuse_handle.h"
 #include "fs/fuse/fuse_inode.h"
 #include "fs/fuse/fuse_server.h"
+#include "fs/fuse/fuse_wire.h"
 
 /* The wire layouts this server relies on (protocol 7.31+ sizes). */
 _Static_assert(sizeof(struct fuse_in_header) == 40, "fuse_in_header");
@@ -50,7 +50,8 @@ _Static_assert(sizeof(struct fuse_removemapping_one) == 16, "removemapping_one")
 _Static_assert(FUSE_COMPAT_SETXATTR_IN_SIZE == 8, "setxattr_in (no SETXATTR_EXT)");
 
 #define FUSE_MIN_MINOR 31
-#define FUSE_OUR_MINOR 38
+#define FUSE_OUR_MINOR 41
+
 /* Largest argument block copied out of a request (SETXATTR value + name). */
 #define FUSE_ARG_MAX (65536u + NAME_MAX + 1 + 64)
 
@@ -94,6 +95,9 @@ struct fuse_call {
 	struct fuse_inode *ino;   /* h.nodeid, referenced, for most ops */
 	int fd;                   /* ino's O_PATH fd, held for the request (-1: none) */
 	struct fuse_ifd ino_fd;
+	/* The caller's supplementary groups the request carried (FUSE_EXT_GROUPS). */
+	gid_t groups[FUSE_MAX_SUPP_GROUPS];
+	unsigned ngroups;
 };
 
 /* fuse_reply.c: the reply path */
@@ -107,6 +111,8 @@ int fuse_reply_hdr(const struct fs_req *req, uint64_t unique, size_t payload);
 /* fuse_reply.c: argument helpers; fuse_ops_entry.c: attributes and entries */
 int fuse_arg_str(struct fuse_call *c, uint32_t *off, const char **s, size_t *len);
 int fuse_arg_name(struct fuse_call *c, uint32_t *off, const char **name);
+/* The inode number the client sees for st (tagged by device without submounts). */
+uint64_t fuse_attr_ino(struct fuse_server *s, const struct stat *st);
 void fuse_fill_attr(struct fuse_server *s, const struct stat *st,
 		    bool submount, struct fuse_attr *a);
 void fuse_fill_entry(struct fuse_server *s, struct fuse_inode *ino,
@@ -132,6 +138,7 @@ int fuse_op_lookup(struct fuse_call *c);
 int fuse_op_forget(struct fuse_call *c);
 int fuse_op_batch_forget(struct fuse_call *c);
 int fuse_op_getattr(struct fuse_call *c);
+int fuse_op_statx(struct fuse_call *c);
 int fuse_op_setattr(struct fuse_call *c);
 int fuse_op_readlink(struct fuse_call *c);
 int fuse_op_statfs(struct fuse_call *c);

@@ -16,9 +16,11 @@
 #include <stdlib.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "fs/creds.h"
 #include "fs/fs_xattr.h"
 #include "fs/resolve.h"
 
@@ -36,7 +38,7 @@ int fuse_stat(int fd, struct stat *st)
  * inode numbers from other host filesystems get a per-device tag in their
  * top byte to keep them distinct.
  */
-static uint64_t ino_for(struct fuse_server *s, const struct stat *st)
+uint64_t fuse_attr_ino(struct fuse_server *s, const struct stat *st)
 {
 	unsigned tag;
 
@@ -55,7 +57,7 @@ void fuse_fill_attr(struct fuse_server *s, const struct stat *st,
 		    bool submount, struct fuse_attr *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->ino = ino_for(s, st);
+	a->ino = fuse_attr_ino(s, st);
 	a->size = (uint64_t)st->st_size;
 	a->blocks = (uint64_t)st->st_blocks;
 	a->atime = (uint64_t)st->st_atim.tv_sec;
@@ -169,6 +171,61 @@ int fuse_op_getattr(struct fuse_call *c)
 	return reply_attr(c);
 }
 
+static void sx_time(struct fuse_sx_time *t, const struct statx_timestamp *s)
+{
+	t->tv_sec = s->tv_sec;
+	t->tv_nsec = s->tv_nsec;
+}
+
+/*
+ * STATX: the host's statx(2) of the inode (or of the open file fh names),
+ * so the client sees what a plain GETATTR cannot carry: the birth time,
+ * attributes, the mount's own sync behaviour. Only the fields asked for
+ * and which the host answered are marked valid.
+ */
+int fuse_op_statx(struct fuse_call *c)
+{
+	struct fuse_statx_in in;
+	struct fuse_statx_out out = { .attr_valid = c->srv->timeout_sec };
+	struct fuse_handle *h = NULL;
+	struct statx sx;
+	struct stat st;
+	int fd = c->fd, r;
+
+	memcpy(&in, c->arg, sizeof(in));
+	if (in.getattr_flags & FUSE_GETATTR_FH) {
+		h = fuse_handle_get(&c->srv->ht, in.fh);
+		if (!h)
+			return -EBADF;
+		fd = h->fd;
+	}
+	unsigned sync = in.sx_flags & AT_STATX_SYNC_TYPE;
+	r = statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | sync,
+		  (in.sx_mask & STATX_ALL) | STATX_BASIC_STATS, &sx);
+	if (h)
+		fuse_handle_put(&c->srv->ht, h, &c->srv->it);
+	if (r < 0)
+		return -errno;
+	/* The inode number goes through the same submount tagging as GETATTR's. */
+	st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	st.st_ino = sx.stx_ino;
+	out.stat = (struct fuse_statx){
+		.mask = sx.stx_mask & (STATX_ALL | STATX_BASIC_STATS),
+		.blksize = sx.stx_blksize, .attributes = sx.stx_attributes,
+		.nlink = sx.stx_nlink, .uid = sx.stx_uid, .gid = sx.stx_gid,
+		.mode = sx.stx_mode, .ino = fuse_attr_ino(c->srv, &st),
+		.size = sx.stx_size, .blocks = sx.stx_blocks,
+		.attributes_mask = sx.stx_attributes_mask,
+		.rdev_major = sx.stx_rdev_major, .rdev_minor = sx.stx_rdev_minor,
+		.dev_major = sx.stx_dev_major, .dev_minor = sx.stx_dev_minor,
+	};
+	sx_time(&out.stat.atime, &sx.stx_atime);
+	sx_time(&out.stat.btime, &sx.stx_btime);
+	sx_time(&out.stat.ctime, &sx.stx_ctime);
+	sx_time(&out.stat.mtime, &sx.stx_mtime);
+	return fuse_reply(c, &out, sizeof(out));
+}
+
 static int path_of(char *buf, size_t n, int fd)
 {
 	return snprintf(buf, n, "%d", fd) < (int)n ? 0 : -EINVAL;
@@ -254,6 +311,37 @@ static int set_times(struct fuse_call *c, int hfd, const struct fuse_setattr_in 
 	       -errno : 0;
 }
 
+/*
+ * chown/chgrp. A SETATTR carries the caller's uid and primary gid only, so
+ * a chgrp to a group the caller holds as a supplementary one would fail
+ * the host's check. Every client of this server checks that itself first
+ * (Linux's virtiofs always mounts with default_permissions, fuse-mount
+ * mounts with it), and the group asked for is added to the caller's
+ * groups for this one call: the host kernel still requires that the
+ * caller own the file. This grants a guest nothing it lacks -- its kernel
+ * could as well name that group as the caller's primary one -- and a
+ * host user of fuse-mount nothing the host kernel did not already allow.
+ */
+static int set_owner(struct fuse_call *c, const struct fuse_setattr_in *in)
+{
+	uid_t u = (in->valid & FATTR_UID) ? in->uid : (uid_t)-1;
+	gid_t g = (in->valid & FATTR_GID) ? in->gid : (gid_t)-1;
+
+	if ((in->valid & FATTR_GID) && (c->h.uid || c->h.gid) && in->gid != c->h.gid) {
+		gid_t groups[FUSE_MAX_SUPP_GROUPS + 1];
+		unsigned n = c->ngroups;
+		int r;
+
+		memcpy(groups, c->groups, n * sizeof(groups[0]));
+		groups[n++] = in->gid;
+		r = fs_creds_set(c->h.uid, c->h.gid, groups, n);
+		if (r)
+			return r;
+	}
+	/* dispatch() resets the credentials after the handler, these too. */
+	return fchownat(c->fd, "", u, g, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
 int fuse_op_setattr(struct fuse_call *c)
 {
 	struct fuse_setattr_in in;
@@ -277,12 +365,9 @@ int fuse_op_setattr(struct fuse_call *c)
 			goto out;
 	}
 	if (in.valid & (FATTR_UID | FATTR_GID)) {
-		uid_t u = (in.valid & FATTR_UID) ? in.uid : (uid_t)-1;
-		gid_t g = (in.valid & FATTR_GID) ? in.gid : (gid_t)-1;
-		if (fchownat(c->fd, "", u, g, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
-			r = -errno;
+		r = set_owner(c, &in);
+		if (r)
 			goto out;
-		}
 	}
 	if (in.valid & FATTR_SIZE) {
 		r = set_size(c, h, in.size,

@@ -8,8 +8,7 @@
  *
  * Answered with ENOSYS (the README lists these):
  *   BMAP (no block devices behind a passthrough), IOCTL, POLL, NOTIFY_REPLY
- *   (the server sends no notifications), CUSE_INIT, STATX (not defined by
- *   the 7.38 uapi header this is built against), SETUPMAPPING and
+ *   (the server sends no notifications), CUSE_INIT, SETUPMAPPING and
  *   REMOVEMAPPING unless a device handed in DAX callbacks, the xattr ops
  *   unless the share has `xattr`, and any opcode not listed in ops[] below.
  * Refused on purpose: MKNOD of character/block devices other than the
@@ -71,6 +70,16 @@ static int fuse_op_init(struct fuse_call *c)
 	/* With a DAX window, say mappings may be placed at any page. */
 	if (s->params.dax)
 		want |= FUSE_MAP_ALIGNMENT;
+	/*
+	 * Shared mmap of a direct-io file (cache=never) goes through the
+	 * client's page cache like any other: nothing to refuse. Nodeids do
+	 * not outlive the server, so the share is not NFS-exportable. With
+	 * CREATE_SUPP_GROUP the client says which supplementary group a new
+	 * file in a set-group-ID or group-owned directory takes
+	 * (parse_extensions). HAS_EXPIRE_ONLY is not asked for: this server
+	 * sends the client no notifications.
+	 */
+	want |= FUSE_DIRECT_IO_ALLOW_MMAP | FUSE_NO_EXPORT_SUPPORT | FUSE_CREATE_SUPP_GROUP;
 	uint64_t offered = in.flags;
 	if (in.flags & FUSE_INIT_EXT)
 		offered |= (uint64_t)in.flags2 << 32;
@@ -176,6 +185,7 @@ static const struct fuse_op_desc ops[] = {
 	[FUSE_SETUPMAPPING] = { fuse_op_setupmapping, sizeof(struct fuse_setupmapping_in), 0 },
 	[FUSE_REMOVEMAPPING] = { fuse_op_removemapping, sizeof(struct fuse_removemapping_in),
 				 F_NOINODE },
+	[FUSE_STATX] = { fuse_op_statx, sizeof(struct fuse_statx_in), 0 },
 	[FUSE_SYNCFS] = { fuse_op_syncfs, sizeof(struct fuse_syncfs_in), 0 },
 };
 
@@ -195,8 +205,8 @@ static int dispatch(struct fuse_call *c, const struct fuse_op_desc *d)
 			goto out;
 		c->fd = c->ino_fd.fd;
 	}
-	if ((d->flags & F_CREDS) && (c->h.uid || c->h.gid)) {
-		r = fs_creds_set(c->h.uid, c->h.gid, NULL, 0);
+	if ((d->flags & F_CREDS) && (c->h.uid || c->h.gid || c->ngroups)) {
+		r = fs_creds_set(c->h.uid, c->h.gid, c->groups, c->ngroups);
 		if (r) {
 			fs_creds_reset();
 			goto out;
@@ -212,6 +222,44 @@ out:
 	if (c->ino)
 		fuse_inode_put(&s->it, c->ino);
 	return r;
+}
+
+/*
+ * The request extensions after the arguments (total_extlen 8-byte words):
+ * FUSE_EXT_GROUPS gives the caller's supplementary groups (Linux sends the
+ * one that decides a new file's group); other types are skipped. -EINVAL
+ * when the extension area is malformed or carries too many groups.
+ */
+static int parse_extensions(struct fuse_call *c, size_t off, size_t len)
+{
+	uint8_t ext[8 + 4 + 4 * FUSE_MAX_SUPP_GROUPS + 8];
+	size_t pos = 0;
+
+	if (len == 0)
+		return 0;
+	if (len > sizeof(ext))
+		return -EINVAL;
+	fs_iov_read(c->req->in, c->req->nin, off, ext, len); /* guest */
+	while (pos + sizeof(struct fuse_ext_header) <= len) {
+		struct fuse_ext_header eh;
+		uint32_t nr;
+
+		memcpy(&eh, ext + pos, sizeof(eh));
+		if (eh.size < sizeof(eh) || eh.size % 8 || eh.size > len - pos)
+			return -EINVAL;
+		if (eh.type == FUSE_EXT_GROUPS) {
+			if (eh.size < sizeof(eh) + sizeof(nr))
+				return -EINVAL;
+			memcpy(&nr, ext + pos + sizeof(eh), sizeof(nr));
+			if (nr > FUSE_MAX_SUPP_GROUPS ||
+			    sizeof(eh) + sizeof(nr) + 4 * (size_t)nr > eh.size)
+				return -EINVAL;
+			memcpy(c->groups, ext + pos + sizeof(eh) + sizeof(nr), 4 * (size_t)nr);
+			c->ngroups = nr;
+		}
+		pos += eh.size;
+	}
+	return pos == len ? 0 : -EINVAL;
 }
 
 int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
@@ -273,7 +321,9 @@ int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
 	fs_iov_read(req->in, req->nin, sizeof(c.h), buf, copy);
 	buf[copy] = 0;
 	c.arg = buf;
-	r = dispatch(&c, d);
+	r = parse_extensions(&c, sizeof(c.h) + c.arglen, (size_t)c.h.total_extlen * 8);
+	if (r == 0)
+		r = dispatch(&c, d);
 	free(heap);
 done:
 	if (r == FS_REQ_DEFERRED)

@@ -100,6 +100,8 @@ struct fuse_server_params {
 };
 
 #define FUSE_SERVER_MAX_WRITE (1u << 20)
+/* Supplementary groups a request may carry (FUSE_EXT_GROUPS; Linux sends one). */
+#define FUSE_MAX_SUPP_GROUPS 8
 
 /*
  * Opens root_dir (which must be a directory) and sets up the tables.

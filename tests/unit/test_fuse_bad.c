@@ -69,7 +69,7 @@ END_TEST
 START_TEST(unknown_opcodes)
 {
 	static const uint32_t ops[] = { 0, 7, 19, FUSE_BMAP, FUSE_IOCTL, FUSE_POLL,
-					FUSE_NOTIFY_REPLY, 52, 53, 1000, CUSE_INIT,
+					FUSE_NOTIFY_REPLY, 53, 1000, CUSE_INIT,
 					FUSE_INIT_BSWAP_RESERVED, 0xffffffffu };
 	uint8_t arg[64] = { 0 };
 
