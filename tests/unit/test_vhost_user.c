@@ -101,8 +101,8 @@ START_TEST(t_wrong_sizes_refused)
 	refused(VU_SET_MEM_TABLE, VU_VERSION, &t, 4, 0, "shorter than its count");
 	t.nregions = 0;
 	refused(VU_SET_MEM_TABLE, VU_VERSION, &t, 8, 0, "no regions or more than 8");
-	t.nregions = 9;
-	refused(VU_SET_MEM_TABLE, VU_VERSION, &t, 8 + 32 * 9, 9, "");
+	uint8_t nine[8 + 32 * 9] = { 9 };
+	refused(VU_SET_MEM_TABLE, VU_VERSION, nine, sizeof(nine), 8, "larger than any request");
 	refused(VU_GET_CONFIG, VU_VERSION, &c, sizeof(c), 0, "does not match its length field");
 	c.size = 300;
 	refused(VU_GET_CONFIG, VU_VERSION, &c, sizeof(c), 0, "larger than 256 bytes");

@@ -56,6 +56,9 @@ START_TEST(t_negotiate_and_answer_fuse_init)
 	vuf_ring(&f, 1);
 	ck_assert_int_ge(vuf_fuse_init(&f, 1, 0, 42, &error), (int)sizeof(struct fuse_out_header));
 	ck_assert_int_eq(error, 0);
+	/* A round trip first: the answer can come before the backend's own
+	 * thread has recorded the worker it started. */
+	ck_assert(vuf_alive(&f));
 	ck_assert(vu_dev_ring_running(&f.d, 1));
 	/* GET_VRING_BASE stops the ring and says where to resume. */
 	vuf_state(&f, VU_GET_VRING_BASE, 1, 0);

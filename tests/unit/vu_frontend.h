@@ -46,7 +46,7 @@ struct vuf {
 	struct fake_vq vq[2];
 	int kick[2], call[2], err[2];
 	char dir[64];
-	char log[64];
+	char log[80];
 };
 
 static inline int vuf_count_fds(void)
