@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The vhost-user backend (transport/vhost_user_dev.c) driven the way QEMU
- * drives it, by the test frontend in vu_frontend.h: negotiation, the
+ * drives it, by the test frontend in vu_test_frontend.h: negotiation, the
  * memory table, rings started on the virtio-fs device's workers and a
  * FUSE_INIT answered through them; then every bad input the backend must
  * survive, each with its log line, the ring stopped or the connection
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "tests/unit/check_main.h"
-#include "tests/unit/vu_frontend.h"
+#include "tests/unit/vu_test_frontend.h"
 
 static struct vuf f;
 static int fds_before;

@@ -8,8 +8,8 @@
  * device and its workers) running vu_serve() on a thread. The backend's
  * log (stderr) goes to a file the test can search.
  */
-#ifndef STAINLESS_TESTS_UNIT_VU_FRONTEND_H
-#define STAINLESS_TESTS_UNIT_VU_FRONTEND_H
+#ifndef STAINLESS_TESTS_UNIT_VU_TEST_FRONTEND_H
+#define STAINLESS_TESTS_UNIT_VU_TEST_FRONTEND_H
 
 #include <check.h>
 #include <dirent.h>
