@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -33,33 +34,43 @@ static int bind_private(int fd, const struct sockaddr_un *sa, gid_t gid)
 	return err;
 }
 
+/*
+ * The socket is bound and listening under a temporary name and renamed
+ * into place, so a client that waits for the path to appear (QEMU, a
+ * runtime, a benchmark starting one backend after another) never meets a
+ * socket that exists but does not listen yet (ECONNREFUSED).
+ */
 int unix_listen(const char *path, gid_t gid)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
-	int fd, err;
+	int fd, err, n;
 
-	if (strlen(path) >= sizeof(sa.sun_path))
+	n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s.%d.tmp", path, (int)getpid());
+	if (n < 0 || (size_t)n >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if (lstat(path, &st) == 0) {
+		/* A socket left by a dead server is replaced; a live one is not. */
+		struct sockaddr_un old = { .sun_family = AF_UNIX };
+
+		strcpy(old.sun_path, path);   /* shorter than the temporary name */
 		if (!S_ISSOCK(st.st_mode)) {
 			close(fd);
 			return -EEXIST;
 		}
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		if (connect(fd, (struct sockaddr *)&old, sizeof(old)) == 0) {
 			close(fd);
 			return -EADDRINUSE;
 		}
-		unlink(path);
 	}
+	unlink(sa.sun_path);
 	err = bind_private(fd, &sa, gid);
-	if (!err && listen(fd, 1) < 0) {
+	if (!err && (listen(fd, 1) < 0 || rename(sa.sun_path, path) < 0)) {
 		err = -errno;
-		unlink(path);
+		unlink(sa.sun_path);
 	}
 	if (err) {
 		close(fd);

@@ -105,6 +105,7 @@ static int h_reset(struct vu_dev *d, struct vu_msg *m, struct vu_msg *reply)
 		d->vdev->ops->reset(d->vdev);   /* answers parked requests first */
 	vu_mem_drop_retired(&d->mem);
 	d->mem.keep_retired = false;
+	d->dirty = false;
 	d->acked = 0;
 	return VU_DONE;
 }

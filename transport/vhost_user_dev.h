@@ -17,6 +17,14 @@
  * (wrong ring index, rings configured before memory, overlapping regions,
  * bits never offered) is fatal: one log line and the connection closes.
  *
+ * A frontend says nothing when the guest resets the device (QEMU stops
+ * every ring with GET_VRING_BASE and starts them again, as it does around
+ * a VM pause): when the rings stopped after serving requests and a
+ * request ring starts again from base 0 with every request ring at 0 (a
+ * fresh driver's rings), the device is reset (the FUSE session forgotten)
+ * before that ring runs. After a pause the request ring resumes where it
+ * stopped, past the INIT it carried, never at 0.
+ *
  * Runs on one thread (the connection's); only the ring workers run
  * beside it, and the eventfds they signal are swapped safely under them.
  */
@@ -56,6 +64,7 @@ struct vu_dev {
 	uint64_t features, acked;
 	uint64_t proto, proto_acked;
 	bool trace;                  /* log every request (--log-level debug) */
+	bool dirty;                  /* a ring stopped with requests served */
 	unsigned nrings;
 	struct vu_mem mem;
 	struct virtio_notify notify;

@@ -111,6 +111,33 @@ static void ring_failed(struct vu_dev *d, unsigned i, const char *why)
 	vu_efd_signal(&r->err);
 }
 
+/*
+ * Ring i (a request ring) is about to start at 0, and so would every
+ * other request ring: a new driver, not a resumed one (a resumed request
+ * ring starts where it stopped, past the INIT it carried).
+ */
+static bool new_driver(const struct vu_dev *d, unsigned i)
+{
+	if (!d->dirty || i == 0)
+		return false;
+	for (unsigned k = 1; k < d->nrings; k++)
+		if (d->ring[k].base != 0)
+			return false;
+	return true;
+}
+
+/* Forget the old driver's session with no worker inside the device. */
+static void reset_for_new_driver(struct vu_dev *d)
+{
+	virtio_log(d->name, "the rings start afresh: a new driver, the device is reset");
+	d->dirty = false;
+	vu_ring_stop_all(d);
+	if (d->vdev->ops->reset)
+		d->vdev->ops->reset(d->vdev);   /* answers parked requests first */
+	vu_mem_drop_retired(&d->mem);
+	d->mem.keep_retired = false;
+}
+
 static void ring_start(struct vu_dev *d, unsigned i)
 {
 	struct vu_vring *r = &d->ring[i];
@@ -125,6 +152,13 @@ static void ring_start(struct vu_dev *d, unsigned i)
 	if (vu_ring_translate(d, r->num, &r->addr, gpa, &why) < 0) {
 		ring_failed(d, i, why);
 		return;
+	}
+	if (new_driver(d, i)) {
+		reset_for_new_driver(d);
+		/* The hiprio ring, stopped for the reset, runs again first. */
+		for (unsigned k = 0; k < d->nrings; k++)
+			if (k != i)
+				vu_ring_sync(d, k);
 	}
 	struct vq_config vc = {
 		.index = i, .size = r->num, .desc = gpa[0], .avail = gpa[1], .used = gpa[2],
@@ -161,6 +195,8 @@ void vu_ring_stop(struct vu_dev *d, unsigned i)
 		virtio_log(d->name, "queue %u: stopped with a request still running", i);
 	r->w = NULL;
 	r->base = vq_last_avail(r->vq);
+	if (r->base)
+		d->dirty = true;
 	vq_destroy(r->vq);
 	r->vq = NULL;
 }

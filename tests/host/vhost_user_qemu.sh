@@ -11,6 +11,10 @@
 # the guest left is verified (fsbattery verify), the secret beside the
 # share is untouched, the host's lock holder saw the guest ask for its
 # locks, and the backend exited 0 by itself when QEMU went away.
+# Between the two, the guest mounts the share again and reboots with it
+# still mounted (`reboot -f`, no unmount): QEMU stops and restarts the
+# rings without a word to the backend, and the rebooted guest's new mount
+# must work (a new FUSE session) -- it reads a battery file and writes one.
 # SKIP (77) only when QEMU or the guest kernel cannot be had.
 set -u
 : "${STAINLESS:?set STAINLESS to the stainless binary}"
@@ -56,8 +60,26 @@ run() {
 	fsbattery guest /mnt/share virtiofs --mmap all || return 1
 	umount /mnt/share || { echo "umount failed"; return 1; }
 }
+# After the unclean reboot: the marker says so; the share must serve.
+after_reboot() {
+	rm /mnt/share/vhost-reboot-marker || return 1
+	[ "$(cat /mnt/share/host.txt)" = "from the host" ] || { echo "host.txt after the reboot"; return 1; }
+	echo written >/mnt/share/after-reboot && [ "$(cat /mnt/share/after-reboot)" = written ] &&
+		rm /mnt/share/after-reboot || { echo "no write after the reboot"; return 1; }
+	umount /mnt/share
+}
+if mount -t virtiofs share /mnt/share 2>/dev/null && [ -e /mnt/share/vhost-reboot-marker ]; then
+	after_reboot </dev/console >/dev/console 2>&1
+	echo "VHOST-QEMU-REBOOT $?"
+	echo "VHOST-QEMU-DONE"
+	while :; do sleep 3600; done
+fi
+umount /mnt/share 2>/dev/null
 run </dev/console >/dev/console 2>&1
-echo "VHOST-QEMU-RESULT $?"
+rc=$?
+echo "VHOST-QEMU-RESULT $rc"
+# Reboot with the share mounted: the next boot's driver starts afresh.
+[ $rc = 0 ] && mount -t virtiofs share /mnt/share && : >/mnt/share/vhost-reboot-marker
 sync
 reboot -f
 while :; do sleep 3600; done
@@ -79,12 +101,23 @@ while [ ! -S "$SOCK" ]; do
 done
 
 start=$(date +%s)
-timeout "${VHOST_QEMU_TIMEOUT:-900}" "$QEMU" -M q35 -accel tcg -cpu max -m 512 -smp 1 \
-	-nodefaults -no-user-config -nographic -serial stdio -no-reboot \
+# No -no-reboot: the guest reboots once; it ends QEMU by its DONE line.
+"$QEMU" -M q35 -accel tcg -cpu max -m 512 -smp 1 \
+	-nodefaults -no-user-config -nographic -serial stdio \
 	-object memory-backend-memfd,id=mem,size=512M,share=on -numa node,memdev=mem \
 	-chardev socket,id=fs0,path="$SOCK" -device vhost-user-fs-pci,chardev=fs0,tag=share \
 	-kernel "$KERNEL" -initrd "$INITRD" \
-	-append "console=ttyS0 panic=-1 rdinit=/init quiet" </dev/null >"$W/console" 2>&1
+	-append "console=ttyS0 panic=-1 rdinit=/init quiet" </dev/null >"$W/console" 2>&1 &
+qemu=$!
+limit=$(( start + ${VHOST_QEMU_TIMEOUT:-900} ))
+while kill -0 $qemu 2>/dev/null; do
+	grep -q -a -E 'VHOST-QEMU-DONE|VHOST-QEMU-RESULT [1-9]' "$W/console" && break
+	[ "$(grep -a -c 'VHOST-QEMU-RESULT' "$W/console")" -ge 2 ] && break   # no marker seen
+	[ "$(date +%s)" -ge $limit ] && break
+	sleep 1
+done
+kill $qemu 2>/dev/null
+wait $qemu
 qrc=$?
 secs=$(( $(date +%s) - start ))
 
@@ -103,7 +136,14 @@ if [ "$rc" != 0 ]; then
 	echo "FAIL: the guest battery ${rc:+exited $rc}${rc:-never reported (QEMU exit $qrc)}"
 	exit 1
 fi
+reboot=$(sed -n 's/.*VHOST-QEMU-REBOOT \([0-9]*\).*/\1/p' "$W/console" | tail -n 1)
+if [ "$reboot" != 0 ]; then
+	grep -v '^\s*$' "$W/console" | tail -n 20
+	echo "--- backend:"; tail -n 20 "$W/backend.log"
+	echo "FAIL: after an unclean guest reboot the share does not serve${reboot:+ (exit $reboot)}"
+	exit 1
+fi
 [ $brc -eq 0 ] || { tail -n 20 "$W/backend.log"; echo "FAIL: the backend exited $brc"; exit 1; }
 out=$(share_check "$W/share" virtiofs --mmap 2>&1) || { echo "$out"; echo "FAIL: host-side check"; exit 1; }
 summary=$(sed -n 's/.*ok battery: \(.*\)$/\1/p' "$W/console" | tr -d '\r' | tail -n 1)
-echo "PASS (QEMU $("$QEMU" --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') vhost-user-fs-pci -> stainless vhost-user-fs: battery: $summary, ${secs}s in all; host verify, secret, locks ok; backend exited 0)"
+echo "PASS (QEMU $("$QEMU" --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') vhost-user-fs-pci -> stainless vhost-user-fs: battery: $summary, ${secs}s in all; unclean reboot served; host verify, secret, locks ok; backend exited 0)"

@@ -420,6 +420,46 @@ START_TEST(t_reset_device_allows_a_new_session)
 }
 END_TEST
 
+/*
+ * QEMU says nothing when the guest resets the device: it stops every ring
+ * and starts them again, from 0 for a new driver (a reboot) and from
+ * where they stopped after a pause. A new driver gets a new FUSE session
+ * (its INIT is answered); a paused one keeps its session (a second INIT
+ * is refused, EIO).
+ */
+START_TEST(t_new_driver_gets_new_session_pause_keeps_it)
+{
+	uint32_t b0, b1;
+	int32_t error;
+
+	begin(false);
+	vuf_negotiate(&f);
+	vuf_ring(&f, 0);
+	vuf_ring(&f, 1);
+	ck_assert_int_gt(vuf_fuse_init(&f, 1, 0, 1, &error), 0);
+	ck_assert_int_eq(error, 0);
+	/* A pause: stop both, resume where they were. */
+	b0 = vuf_stop_ring(&f, 0);
+	b1 = vuf_stop_ring(&f, 1);
+	ck_assert_uint_eq(b1, 1);
+	vuf_ring_at(&f, 0, b0);
+	vuf_ring_at(&f, 1, b1);
+	ck_assert_int_gt(vuf_fuse_init(&f, 1, 2, 2, &error), 0);
+	ck_assert_int_eq(error, -EIO);
+	/* A reboot: stop both, the new driver's rings start at 0. */
+	vuf_stop_ring(&f, 0);
+	vuf_stop_ring(&f, 1);
+	fvq_init(&f.vq[0], &f.m, VUF_QSIZE);
+	fvq_init(&f.vq[1], &f.m, VUF_QSIZE);
+	vuf_ring(&f, 0);
+	vuf_ring(&f, 1);
+	ck_assert_int_gt(vuf_fuse_init(&f, 1, 0, 3, &error), 0);
+	ck_assert_int_eq(error, 0);
+	ck_assert(vuf_logged(&f, "the rings start afresh: a new driver, the device is reset"));
+	end(0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vhost_user_dev");
@@ -432,6 +472,7 @@ int main(void)
 	tcase_add_test(tc, t_get_config_with_tag);
 	tcase_add_test(tc, t_same_table_again_keeps_rings);
 	tcase_add_test(tc, t_reset_device_allows_a_new_session);
+	tcase_add_test(tc, t_new_driver_gets_new_session_pause_keeps_it);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad");
 	tcase_set_timeout(tc, 30);

@@ -244,8 +244,8 @@ static inline void vuf_negotiate(struct vuf *f)
 	vuf_send(f, VU_SET_MEM_TABLE, 0, &t, 8 + 32, &f->memfd, 1);
 }
 
-/* Ring q set up and enabled, as QEMU's vhost_virtqueue_start does it. */
-static inline void vuf_ring(struct vuf *f, unsigned q)
+/* Ring q set up at base and enabled, as QEMU's vhost_virtqueue_start does it. */
+static inline void vuf_ring_at(struct vuf *f, unsigned q, uint32_t base)
 {
 	struct fake_vq *v = &f->vq[q];
 	struct vu_vring_addr a = {
@@ -255,12 +255,27 @@ static inline void vuf_ring(struct vuf *f, unsigned q)
 	uint64_t idx = q;
 
 	vuf_state(f, VU_SET_VRING_NUM, q, v->size);
-	vuf_state(f, VU_SET_VRING_BASE, q, 0);
+	vuf_state(f, VU_SET_VRING_BASE, q, base);
 	vuf_send(f, VU_SET_VRING_ADDR, 0, &a, sizeof(a), NULL, 0);
 	vuf_send(f, VU_SET_VRING_KICK, 0, &idx, 8, &f->kick[q], 1);
 	vuf_send(f, VU_SET_VRING_CALL, 0, &idx, 8, &f->call[q], 1);
 	vuf_send(f, VU_SET_VRING_ERR, 0, &idx, 8, &f->err[q], 1);
 	vuf_state(f, VU_SET_VRING_ENABLE, q, 1);
+}
+
+static inline void vuf_ring(struct vuf *f, unsigned q)
+{
+	vuf_ring_at(f, q, 0);
+}
+
+/* GET_VRING_BASE: stops ring q; where it stopped. */
+static inline uint32_t vuf_stop_ring(struct vuf *f, unsigned q)
+{
+	struct vu_vring_state s = { 0, 0 };
+
+	vuf_state(f, VU_GET_VRING_BASE, q, 0);
+	ck_assert_int_eq(vuf_reply(f, VU_GET_VRING_BASE, &s, sizeof(s)), 8);
+	return s.num;
 }
 
 /*
@@ -285,6 +300,7 @@ static inline int vuf_fuse_init(struct vuf *f, unsigned q, uint16_t head, uint64
 	memcpy(fd_host(&f->m, in), &req, sizeof(req));
 	fvq_set_desc(v, head, in, sizeof(req), VQ_DESC_F_NEXT, (uint16_t)(head + 1));
 	fvq_set_desc(v, (uint16_t)(head + 1), out, 4096, VQ_DESC_F_WRITE, 0);
+	fvq_set_used_event(v, (uint16_t)(want - 1));   /* EVENT_IDX: call me for this one */
 	fvq_publish(v, head);
 	eventfd_write(f->kick[q], 1);
 	if (fd_wait_efd(f->call[q], VUF_WAIT) == 0 || fvq_used_idx(v) != want)
