@@ -155,6 +155,16 @@ void vq_set_base(struct vq *vq, uint16_t last_avail, uint16_t used_idx)
 	vq->used_idx = vq->used_published = used_idx;
 }
 
+uint16_t vq_last_avail(const struct vq *vq)
+{
+	return vq->last_avail;
+}
+
+uint16_t vq_used_idx(const struct vq *vq)
+{
+	return vq->used_idx;
+}
+
 void vq_fail(struct vq *vq, const char *why)
 {
 	if (vq->broken)

@@ -102,6 +102,10 @@ bool vq_arm_notify(struct vq *vq);
 /* Where to resume (vhost-user SET_VRING_BASE, tests of index wrap-around):
  * the next avail entry to consume and the next used entry to fill. */
 void vq_set_base(struct vq *vq, uint16_t last_avail, uint16_t used_idx);
+/* The same two, read back when a vhost-user ring stops (GET_VRING_BASE)
+ * or restarts; only while no worker runs on the queue. */
+uint16_t vq_last_avail(const struct vq *vq);
+uint16_t vq_used_idx(const struct vq *vq);
 /* Mark broken from outside the walk (e.g. a bogus used length). */
 void vq_fail(struct vq *vq, const char *why);
 

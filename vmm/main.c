@@ -5,6 +5,7 @@
 
 #include "transport/fuse_mount.h"
 #include "transport/p9_serve.h"
+#include "transport/vhost_user_fs.h"
 #include "vmm/vm.h"
 
 static void usage(FILE *f)
@@ -17,7 +18,10 @@ static void usage(FILE *f)
 	      "                      [,writeback][,devices]]...\n"
 	      "                [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]...\n"
 	      "                [--console stdio|none|PATH] [--rng] [--no-sandbox]\n"
-	      "  stainless vhost-user-fs --socket PATH --shared-dir DIR [FS OPTIONS]   (not yet)\n"
+	      "  stainless vhost-user-fs (--socket-path PATH | --fd FD) --shared-dir DIR [--tag TAG]\n"
+	      "                [--socket-group GROUP] [FS OPTIONS] [--cache metadata] [--syslog]\n"
+	      "                [--log-level LEVEL] [--sandbox MODE] [--seccomp MODE] [-o ...]\n"
+	      "                (a drop-in virtiofsd; see stainless vhost-user-fs --help)\n"
 	      "  stainless fuse-mount DIR MOUNTPOINT [FS OPTIONS] [--poll USEC] [--single] [--uring]\n"
 	      "  stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES] [--readonly]\n"
 	      "                     [--devices] [--xattr-map] [--poll USEC]\n"
@@ -48,10 +52,8 @@ int main(int argc, char **argv)
 		return fuse_mount_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "9p-serve") == 0)
 		return p9_serve_main(argc - 1, argv + 1);
-	if (strcmp(cmd, "vhost-user-fs") == 0) {
-		fprintf(stderr, "stainless: vhost-user-fs: not implemented yet\n");
-		return 2;
-	}
+	if (strcmp(cmd, "vhost-user-fs") == 0)
+		return vhost_user_fs_main(argc - 1, argv + 1);
 	fprintf(stderr, "stainless: unknown command '%s' (try stainless --help)\n", cmd);
 	return 2;
 }

@@ -450,6 +450,102 @@ static void vq_seeds(void)
 	vq_save("bad_size", 11, 0, DESC, 0);            /* 2048 > the maximum */
 }
 
+/* ---- vhost-user: byte 0, then records [ctl][le16 len][hdr+payload] (fuzz_vhost_user.c) ---- */
+
+#define VU_UVA 0x7f0000000000ULL
+
+static void vu_rec(uint8_t ctl, uint32_t req, uint32_t flags, const void *p, uint32_t size)
+{
+	put8(ctl);
+	put16((uint16_t)(12 + size));
+	put32(req);
+	put32(1 | flags);
+	put32(size);
+	if (size)
+		put(p, size);
+}
+
+static void vu_u64(uint8_t ctl, uint32_t req, uint64_t v) { vu_rec(ctl, req, 0, &v, 8); }
+
+static void vu_state(uint32_t req, uint32_t index, uint32_t num)
+{
+	uint32_t s[2] = { index, num };
+
+	vu_rec(0, req, 0, s, 8);
+}
+
+/* What QEMU sends to start a device: features, memory, both rings. */
+static void vu_start_seq(void)
+{
+	uint64_t mem[5] = { 0, 0, 1u << 20, VU_UVA, 0 };   /* count+pad, gpa, size, uva, off */
+
+	mem[0] = 1;
+	vu_rec(0, 1, 0, NULL, 0);                           /* GET_FEATURES */
+	vu_u64(0, 2, (1ULL << 32) | (1ULL << 30) | (1ULL << 29) | (1ULL << 28));
+	vu_rec(0, 15, 0, NULL, 0);                          /* GET_PROTOCOL_FEATURES */
+	vu_u64(0, 16, (1 << 0) | (1 << 3) | (1 << 15));
+	vu_rec(0, 3, 0, NULL, 0);                           /* SET_OWNER */
+	vu_rec(1, 5, 0, mem, 40);                           /* SET_MEM_TABLE, one memfd */
+	for (uint32_t q = 0; q < 2; q++) {
+		uint64_t base = VU_UVA + 0x10000 * (q + 1);
+		struct __attribute__((packed)) { uint32_t i, f; uint64_t d, u, a, l; } addr = {
+			q, 0, base, base + 0x2000, base + 0x1000, 0,
+		};
+		vu_state(8, q, 16);                         /* SET_VRING_NUM */
+		vu_state(10, q, 0);                         /* SET_VRING_BASE */
+		vu_rec(0, 9, 0, &addr, 40);                 /* SET_VRING_ADDR */
+		vu_u64(0x11, 12, q);                        /* SET_VRING_KICK, eventfd */
+		vu_u64(0x11, 13, q);                        /* SET_VRING_CALL */
+		vu_u64(0x11, 14, q);                        /* SET_VRING_ERR */
+		vu_state(18, q, 1);                         /* SET_VRING_ENABLE */
+	}
+}
+
+static void vu_seeds(void)
+{
+	uint64_t reg[5] = { 0, 2u << 20, 1u << 20, VU_UVA + (2u << 20), 0 };
+	uint32_t cfg[3] = { 0, 40, 0 };
+
+	put8(0);
+	vu_start_seq();
+	vu_state(11, 1, 0);                                 /* GET_VRING_BASE */
+	vu_rec(0, 34, 0, NULL, 0);                          /* RESET_DEVICE */
+	save("fuzz_vhost_user", "ok_start_stop_reset");
+
+	put8(0);
+	vu_start_seq();
+	vu_rec(1, 37, 1u << 3, reg, 40);                    /* ADD_MEM_REG, need reply */
+	vu_rec(0, 38, 0, reg, 40);                          /* REM_MEM_REG */
+	reg[1] = 0;
+	reg[3] = VU_UVA;
+	vu_rec(0, 38, 0, reg, 40);                          /* the rings' region leaves */
+	vu_rec(0, 36, 0, NULL, 0);                          /* GET_MAX_MEM_SLOTS */
+	save("fuzz_vhost_user", "ok_add_remove_regions");
+
+	put8(1);
+	vu_u64(0, 16, 1 << 9);                              /* CONFIG */
+	{
+		uint8_t c[12 + 40] = { 0 };
+
+		memcpy(c, cfg, 12);
+		vu_rec(0, 24, 0, c, sizeof(c));
+	}
+	save("fuzz_vhost_user", "ok_get_config");
+
+	put8(0);
+	vu_rec(0, 2, 0, cfg, 4);                            /* SET_FEATURES, 4 bytes */
+	save("fuzz_vhost_user", "bad_size");
+
+	put8(0);
+	vu_rec(2, 5, 0, (uint64_t[]){ 2, 0, 4096, VU_UVA, 0, 2048, 4096, VU_UVA, 0 }, 72);
+	save("fuzz_vhost_user", "bad_overlap");
+
+	put8(0);
+	vu_rec(0x11, 5, 0, (uint64_t[]){ 1, 0, 4096, VU_UVA, 0 }, 40);   /* an eventfd as memory */
+	vu_rec(9, 1, 0, NULL, 0);                           /* nine fds */
+	save("fuzz_vhost_user", "bad_fds");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -457,5 +553,6 @@ int main(int argc, char **argv)
 	fuse_seeds();
 	p9_seeds();
 	vq_seeds();
+	vu_seeds();
 	return 0;
 }

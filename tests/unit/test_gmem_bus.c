@@ -19,6 +19,7 @@
 #define SIZE 0x10000ull
 
 static uint8_t mem_a[SIZE], mem_b[SIZE];
+static uint8_t mem_many[GMEM_MAX_REGIONS * 0x1000];
 static struct gmem gm;
 
 /* One region of SIZE bytes at BASE backed by mem_a. */
@@ -144,14 +145,14 @@ START_TEST(test_region_limit)
 {
 	gmem_init(&gm);
 	for (unsigned i = 0; i < GMEM_MAX_REGIONS; i++)
-		ck_assert_int_eq(gmem_add_region(&gm, i * 0x1000ull, 0x1000, mem_a + i * 0x1000,
+		ck_assert_int_eq(gmem_add_region(&gm, i * 0x1000ull, 0x1000, mem_many + i * 0x1000,
 						 -1, 0), 0);
 	ck_assert_int_eq(gmem_add_region(&gm, 0x100000000ull, 0x1000, mem_b, -1, 0), -ENOSPC);
 	ck_assert_uint_eq(gm.nr, GMEM_MAX_REGIONS);
 	ck_assert_ptr_null(gmem_ptr(&gm, 0x100000000ull, 1));
 	/* Every region that did go in answers. */
 	for (unsigned i = 0; i < GMEM_MAX_REGIONS; i++)
-		ck_assert_ptr_eq(gmem_ptr(&gm, i * 0x1000ull + 5, 1), mem_a + i * 0x1000 + 5);
+		ck_assert_ptr_eq(gmem_ptr(&gm, i * 0x1000ull + 5, 1), mem_many + i * 0x1000 + 5);
 }
 END_TEST
 
@@ -164,6 +165,55 @@ START_TEST(test_region_records_backing)
 	ck_assert_ptr_eq(gm.r[0].host, mem_a);
 	ck_assert_int_eq(gm.r[0].fd, 42);
 	ck_assert_uint_eq(gm.r[0].fd_offset, 0x2000);
+}
+END_TEST
+
+/* vhost-user: a frontend's virtual addresses translate through the same
+ * check, refused at every edge, around 2^64 and where no region has one. */
+START_TEST(test_uva_translation)
+{
+	const struct gmem_region a = {
+		.gpa = BASE, .size = SIZE, .host = mem_a, .fd = -1,
+		.has_uva = true, .uva = 0x7f0000000000ull,
+	};
+	uint64_t gpa = 0;
+
+	gmem_init(&gm);
+	ck_assert_int_eq(gmem_add(&gm, &a), 0);
+	ck_assert_int_eq(gmem_add_region(&gm, BASE + SIZE, SIZE, mem_b, -1, 0), 0);
+	ck_assert_int_eq(gmem_uva_to_gpa(&gm, a.uva, SIZE, &gpa), 0);
+	ck_assert_uint_eq(gpa, BASE);
+	ck_assert_int_eq(gmem_uva_to_gpa(&gm, a.uva + 0x40, 0x10, &gpa), 0);
+	ck_assert_uint_eq(gpa, BASE + 0x40);
+	ck_assert_int_eq(gmem_uva_to_gpa(&gm, a.uva + SIZE - 1, 2, &gpa), -EFAULT);
+	ck_assert_int_eq(gmem_uva_to_gpa(&gm, a.uva - 1, 2, &gpa), -EFAULT);
+	ck_assert_int_eq(gmem_uva_to_gpa(&gm, a.uva + 8, UINT64_MAX, &gpa), -EFAULT);
+	/* The second region has no frontend address: its gpa is no uva. */
+	ck_assert_int_eq(gmem_uva_to_gpa(&gm, BASE + SIZE, 1, &gpa), -EFAULT);
+	/* A uva range that wraps is refused when the region is added. */
+	struct gmem_region w = a;
+	w.gpa = BASE + 4 * SIZE;
+	w.uva = UINT64_MAX - 0xfff;
+	ck_assert_int_eq(gmem_add(&gm, &w), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_remove_region)
+{
+	struct gmem_region out;
+
+	gmem_init(&gm);
+	ck_assert_int_eq(gmem_add_region(&gm, BASE, SIZE, mem_a, 7, 0), 0);
+	ck_assert_int_eq(gmem_add_region(&gm, BASE + SIZE, SIZE, mem_b, 8, 0), 0);
+	/* Only an exact match goes. */
+	ck_assert_int_eq(gmem_remove(&gm, BASE, SIZE - 1, NULL), -ENOENT);
+	ck_assert_int_eq(gmem_remove(&gm, BASE + 1, SIZE, NULL), -ENOENT);
+	ck_assert_int_eq(gmem_remove(&gm, BASE, SIZE, &out), 0);
+	ck_assert_int_eq(out.fd, 7);
+	ck_assert_uint_eq(gm.nr, 1);
+	ck_assert_ptr_null(gmem_ptr(&gm, BASE, 1));
+	ck_assert_ptr_eq(gmem_ptr(&gm, BASE + SIZE, 1), mem_b);
+	ck_assert_int_eq(gmem_remove(&gm, BASE, SIZE, NULL), -ENOENT);
 }
 END_TEST
 
@@ -429,6 +479,8 @@ static Suite *gmem_bus_suite(void)
 	tcase_add_test(tc, test_overlapping_regions_refused);
 	tcase_add_test(tc, test_region_limit);
 	tcase_add_test(tc, test_region_records_backing);
+	tcase_add_test(tc, test_uva_translation);
+	tcase_add_test(tc, test_remove_region);
 	tcase_add_test(tc, test_read_write_in_range);
 	tcase_add_test(tc, test_read_write_out_of_range_fault);
 	suite_add_tcase(s, tc);

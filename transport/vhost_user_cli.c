@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `stainless vhost-user-fs` argument parsing (see vhost_user_cli.h). */
+#include "transport/vhost_user_cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vu_fs_usage(FILE *f)
+{
+	fputs("usage: stainless vhost-user-fs (--socket-path PATH | --fd FD) --shared-dir DIR\n"
+	      "         [--tag TAG] [--socket-group GROUP] [--cache auto|always|metadata|never]\n"
+	      "         [--readonly] [--xattr] [--xattr-map] [--writeback] [--devices]\n"
+	      "         [--log-level error|warn|info|debug|trace|off] [--syslog]\n"
+	      "         [--sandbox namespace|chroot|none] [--seccomp kill|log|trap|none]\n"
+	      "         [--inode-file-handles=never|prefer|mandatory] [--announce-submounts]\n"
+	      "         [--thread-pool-size N] [-o source=DIR,cache=MODE,xattr,announce_submounts,...]\n"
+	      "       stainless vhost-user-fs --print-capabilities\n"
+	      "A drop-in virtiofsd: serves one vhost-user frontend (QEMU, cloud-hypervisor) and\n"
+	      "exits when it disconnects. Every ring is answered inline by its own io_uring\n"
+	      "worker, so --thread-pool-size is accepted and ignored. No DAX window over\n"
+	      "vhost-user (virtiofsd's has none either).\n", f);
+}
+
+void vu_fs_print_capabilities(FILE *f)
+{
+	/* "separate-options": the --option spellings above; no migration. */
+	fputs("{\n  \"type\": \"fs\",\n  \"features\": [\n    \"separate-options\"\n  ]\n}\n", f);
+}
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Index of s in names (NULL-terminated), or -1. */
+static int pick(const char *s, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static int parse_cache(struct vu_fs_config *c, const char *v)
+{
+	/* virtiofsd's metadata caches attributes, not data; the closest
+	 * mode here that never serves stale data is never. */
+	c->cache_metadata = strcmp(v, "metadata") == 0;
+	if (c->cache_metadata || strcmp(v, "none") == 0)
+		v = "never";
+	return fs_parse_cache(v, &c->opts.cache);
+}
+
+static int parse_log_level(struct vu_fs_config *c, const char *v)
+{
+	static const char *const names[] = { "off", "error", "warn", "info", "debug", "trace", NULL };
+	/* The C virtiofsd's -o log_level= spells error "err". */
+	int i = strcmp(v, "err") == 0 ? VU_LOG_ERROR : pick(v, names);
+
+	if (i < 0)
+		return -EINVAL;
+	c->log_level = (enum vu_log_level)i;
+	return 0;
+}
+
+static int parse_ulong(const char *v, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long n;
+
+	if (!v || *v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || n > max)
+		return -EINVAL;
+	*out = n;
+	return 0;
+}
+
+/* One word of a -o list, in virtiofsd's compatibility spellings. */
+static int parse_o_word(struct vu_fs_config *c, char *w, char *err, size_t errlen)
+{
+	static const char *const noops[] = { "no_posix_lock", "no_flock", NULL };
+	char *eq = strchr(w, '=');
+
+	if (eq) {
+		*eq = '\0';
+		const char *v = eq + 1;
+
+		if (strcmp(w, "source") == 0 && *v) {
+			c->shared_dir = v;
+			return 0;
+		}
+		if (strcmp(w, "cache") == 0 && parse_cache(c, v) == 0)
+			return 0;
+		if ((strcmp(w, "log_level") == 0 || strcmp(w, "loglevel") == 0) &&
+		    parse_log_level(c, v) == 0)
+			return 0;
+		if (strcmp(w, "sandbox") == 0 && (strcmp(v, "namespace") == 0 || strcmp(v, "chroot") == 0)) {
+			c->sandbox = strcmp(v, "chroot") == 0 ? VU_SANDBOX_CHROOT : VU_SANDBOX_NAMESPACE;
+			return 0;
+		}
+		return fail(err, errlen, "-o %s=%s: not an option or value stainless vhost-user-fs takes",
+			    w, v);
+	}
+	if (strcmp(w, "xattr") == 0 || strcmp(w, "no_xattr") == 0) {
+		c->opts.xattr = w[0] == 'x';
+		return 0;
+	}
+	if (strcmp(w, "writeback") == 0 || strcmp(w, "no_writeback") == 0) {
+		c->opts.writeback = w[0] == 'w';
+		return 0;
+	}
+	/* Submounts are always announced; the lock options name the default. */
+	if (strcmp(w, "announce_submounts") == 0 || pick(w, noops) >= 0)
+		return 0;
+	return fail(err, errlen, "-o %s: not an option stainless vhost-user-fs takes", w);
+}
+
+static int parse_o(struct vu_fs_config *c, const char *arg, char *err, size_t errlen)
+{
+	size_t len = strlen(arg) + 1;
+	char *copy, *w, *save;
+	int rc;
+
+	if (len > sizeof(c->obuf) - c->oused)
+		return fail(err, errlen, "-o: the options are too long");
+	copy = memcpy(c->obuf + c->oused, arg, len);
+	c->oused += len;
+	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		rc = parse_o_word(c, w, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+enum {
+	O_SOCKET_PATH = 256, O_SOCKET, O_FD, O_SOCKET_GROUP, O_SHARED_DIR, O_TAG, O_CACHE,
+	O_READONLY, O_XATTR, O_XATTR_MAP, O_WRITEBACK, O_DEVICES, O_ANNOUNCE, O_LOG_LEVEL,
+	O_SYSLOG, O_SANDBOX, O_SECCOMP, O_FILE_HANDLES, O_POOL, O_PRINT_CAPS, O_VERSION,
+};
+
+static const struct option longopts[] = {
+	{ "socket-path", required_argument, NULL, O_SOCKET_PATH },
+	{ "socket", required_argument, NULL, O_SOCKET },
+	{ "fd", required_argument, NULL, O_FD },
+	{ "socket-group", required_argument, NULL, O_SOCKET_GROUP },
+	{ "shared-dir", required_argument, NULL, O_SHARED_DIR },
+	{ "tag", required_argument, NULL, O_TAG },
+	{ "cache", required_argument, NULL, O_CACHE },
+	{ "readonly", no_argument, NULL, O_READONLY },
+	{ "xattr", no_argument, NULL, O_XATTR },
+	{ "xattr-map", no_argument, NULL, O_XATTR_MAP },
+	{ "writeback", no_argument, NULL, O_WRITEBACK },
+	{ "devices", no_argument, NULL, O_DEVICES },
+	{ "announce-submounts", no_argument, NULL, O_ANNOUNCE },
+	{ "log-level", required_argument, NULL, O_LOG_LEVEL },
+	{ "syslog", no_argument, NULL, O_SYSLOG },
+	{ "sandbox", required_argument, NULL, O_SANDBOX },
+	{ "seccomp", required_argument, NULL, O_SECCOMP },
+	{ "inode-file-handles", required_argument, NULL, O_FILE_HANDLES },
+	{ "thread-pool-size", required_argument, NULL, O_POOL },
+	{ "print-capabilities", no_argument, NULL, O_PRINT_CAPS },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, O_VERSION },
+	{ 0 },
+};
+
+/* The options that take a word from a fixed list. */
+static int parse_choice(struct vu_fs_config *c, int opt, const char *v, char *err, size_t errlen)
+{
+	static const char *const sandboxes[] = { "namespace", "chroot", "none", NULL };
+	static const char *const seccomps[] = { "kill", "log", "trap", "none", NULL };
+	static const char *const handles[] = { "never", "prefer", "mandatory", "fallback", NULL };
+	int i;
+
+	switch (opt) {
+	case O_CACHE:
+		if (parse_cache(c, v) == 0)
+			return 0;
+		return fail(err, errlen, "--cache '%s': must be auto, always, metadata or never", v);
+	case O_LOG_LEVEL:
+		if (parse_log_level(c, v) == 0)
+			return 0;
+		return fail(err, errlen, "--log-level '%s': must be error, warn, info, debug, trace or off", v);
+	case O_SANDBOX:
+		if ((i = pick(v, sandboxes)) < 0)
+			return fail(err, errlen, "--sandbox '%s': must be namespace, chroot or none", v);
+		c->sandbox = (enum vu_sandbox)i;
+		return 0;
+	case O_SECCOMP:
+		if ((i = pick(v, seccomps)) < 0)
+			return fail(err, errlen, "--seccomp '%s': must be kill, log, trap or none", v);
+		c->seccomp = (enum vu_seccomp)i;
+		return 0;
+	case O_FILE_HANDLES:
+		if ((i = pick(v, handles)) < 0)
+			return fail(err, errlen, "--inode-file-handles '%s': must be never, prefer or mandatory", v);
+		c->file_handles = i == 3 ? VU_FH_PREFER : (enum vu_file_handles)i;
+		return 0;
+	}
+	return fail(err, errlen, "no such choice");
+}
+
+/* Everything but the choices: one option into c. */
+static int parse_one(struct vu_fs_config *c, int opt, const char *v, char *err, size_t errlen)
+{
+	unsigned long n;
+
+	switch (opt) {
+	case O_SOCKET_PATH:  c->socket_path = v; return 0;
+	case O_SOCKET:       c->socket_path = v; c->socket_deprecated = true; return 0;
+	case O_SOCKET_GROUP: c->socket_group = v; return 0;
+	case O_SHARED_DIR:   c->shared_dir = v; return 0;
+	case O_READONLY:     c->opts.readonly = true; return 0;
+	case O_XATTR:        c->opts.xattr = true; return 0;
+	case O_XATTR_MAP:    c->opts.xattr = c->opts.xattr_map = true; return 0;
+	case O_WRITEBACK:    c->opts.writeback = true; return 0;
+	case O_DEVICES:      c->opts.devices = true; return 0;
+	case O_ANNOUNCE:     return 0;           /* always announced (FUSE_SUBMOUNTS) */
+	case O_SYSLOG:       c->syslog = true; return 0;
+	case O_PRINT_CAPS:   c->print_capabilities = true; return 0;
+	case 'f':            return 0;           /* virtiofsd's foreground: always */
+	case 'd':            c->log_level = VU_LOG_DEBUG; return 0;
+	case 'o':            return parse_o(c, v, err, errlen);
+	case O_TAG:
+		if (!*v || strlen(v) > VU_TAG_MAX)
+			return fail(err, errlen, "--tag '%s': must be 1 to %d bytes", v, VU_TAG_MAX);
+		c->tag = v;
+		return 0;
+	case O_FD:
+		if (parse_ulong(v, 1u << 30, &n) < 0)
+			return fail(err, errlen, "--fd '%s': not a file descriptor number", v);
+		c->fd = (int)n;
+		return 0;
+	case O_POOL:
+		if (parse_ulong(v, 1u << 20, &n) < 0)
+			return fail(err, errlen, "--thread-pool-size '%s': not a number", v);
+		c->thread_pool_given = true;
+		c->thread_pool_size = n;
+		return 0;
+	}
+	return parse_choice(c, opt, v, err, errlen);
+}
+
+/* The option as the user wrote it, without any =value. */
+static void option_name(const char *arg, char *buf, size_t len)
+{
+	size_t n = strcspn(arg, "=");
+
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), arg);
+}
+
+static int check_config(const struct vu_fs_config *c, char *err, size_t errlen)
+{
+	if (c->print_capabilities)
+		return 0;
+	if (!c->shared_dir)
+		return fail(err, errlen, "--shared-dir DIR (or -o source=DIR) is required");
+	if (!c->socket_path && c->fd < 0)
+		return fail(err, errlen, "--socket-path PATH or --fd FD is required");
+	if (c->socket_path && c->fd >= 0)
+		return fail(err, errlen, "--fd and --socket-path exclude each other");
+	if (c->socket_group && c->fd >= 0)
+		return fail(err, errlen, "--socket-group needs --socket-path (a socket handed over with --fd "
+			    "is already made)");
+	return 0;
+}
+
+int vu_fs_parse_args(int argc, char **argv, struct vu_fs_config *c, char *err, size_t errlen)
+{
+	char name[64];
+	int opt, rc;
+
+	memset(c, 0, sizeof(*c));
+	fs_options_default(&c->opts);
+	c->fd = -1;
+	c->log_level = VU_LOG_INFO;
+	c->file_handles = VU_FH_PREFER;   /* what the server does (see notes) */
+	optind = 0;   /* full re-initialisation: tests parse many times */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:o:fdhV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			vu_fs_usage(stdout);
+			return 1;
+		case 'V':
+		case O_VERSION:
+			printf("stainless %s (vhost-user-fs)\n", STAINLESS_VERSION);
+			return 1;
+		case ':':
+			option_name(argv[optind - 1], name, sizeof(name));
+			return fail(err, errlen, "%s needs a value", name);
+		case '?':
+			option_name(argv[optind - 1], name, sizeof(name));
+			return fail(err, errlen, "'%s' is not an option stainless vhost-user-fs takes "
+				    "(see stainless vhost-user-fs --help)", name);
+		default:
+			rc = parse_one(c, opt, optarg, err, errlen);
+			if (rc)
+				return rc;
+		}
+	}
+	if (optind < argc)
+		return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+	return check_config(c, err, errlen);
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `stainless vhost-user-fs`: the virtio-fs device (devices/virtio_fs.c,
+ * the same one `stainless run --fs` puts on virtio-mmio) served to one
+ * vhost-user frontend over a Unix socket, as virtiofsd does: it listens
+ * on --socket-path (or takes the listening socket a runtime made, --fd),
+ * serves the first frontend that connects, and exits when that frontend
+ * disconnects, with every ring stopped, every fd closed and the guest's
+ * memory unmapped.
+ */
+#include "transport/vhost_user_fs.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "devices/virtio_fs.h"
+#include "fs/fs_fdbudget.h"
+#include "transport/unix_listen.h"
+#include "transport/vhost_user_cli.h"
+#include "transport/vhost_user_dev.h"
+
+#define PREFIX "stainless: vhost-user-fs: "
+
+/* --syslog: stderr becomes a stream whose lines go to syslog, so every
+ * line anything here logs (virtio_log included) follows. */
+static ssize_t syslog_write(void *cookie, const char *buf, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		const char *nl = memchr(buf + done, '\n', n - done);
+		size_t len = nl ? (size_t)(nl - (buf + done)) : n - done;
+
+		if (len)
+			syslog(LOG_WARNING, "%.*s", (int)len, buf + done);
+		done += len + (nl ? 1 : 0);
+	}
+	return (ssize_t)n;
+}
+
+static void log_to_syslog(void)
+{
+	static const cookie_io_functions_t io = { .write = syslog_write };
+	FILE *f = fopencookie(NULL, "w", io);
+
+	if (!f) {
+		fprintf(stderr, PREFIX "--syslog: %s; logging to stderr\n", strerror(errno));
+		return;
+	}
+	openlog("stainless-vhost-user-fs", LOG_PID, LOG_USER);
+	setvbuf(f, NULL, _IOLBF, 0);
+	stderr = f;
+}
+
+/* One line each for what is accepted but means something else here. */
+static void notes(const struct vu_fs_config *c)
+{
+	if (c->log_level < VU_LOG_INFO)
+		return;
+	if (c->thread_pool_given)
+		fprintf(stderr, PREFIX "note: --thread-pool-size=%lu ignored: each ring is served "
+			"inline by its own io_uring worker\n", c->thread_pool_size);
+	if (c->socket_deprecated)
+		fprintf(stderr, PREFIX "note: --socket is deprecated; use --socket-path\n");
+	if (c->cache_metadata)
+		fprintf(stderr, PREFIX "note: --cache metadata is served as never (no data or "
+			"attribute caching)\n");
+	if (c->file_handles != VU_FH_PREFER)
+		fprintf(stderr, PREFIX "note: --inode-file-handles: inodes are kept as file handles "
+			"where the file system has them, else as O_PATH fds\n");
+}
+
+/*
+ * TODO(sandbox, seccomp): connect the process sandbox (namespaces,
+ * pivot_root into the share, capabilities; the sandbox branch) and the
+ * per-thread-role seccomp filters (the seccomp branch) here: the share,
+ * the listening socket and the device exist, no frontend message has been
+ * read yet. c->sandbox and c->seccomp are already parsed and checked.
+ */
+static int contain(const struct vu_fs_config *c)
+{
+	static const char *const sb[] = { "namespace", "chroot", "none" };
+	static const char *const sc[] = { "kill", "log", "trap", "none" };
+
+	if ((c->sandbox != VU_SANDBOX_NONE || c->seccomp != VU_SECCOMP_NONE) &&
+	    c->log_level >= VU_LOG_WARN)
+		fprintf(stderr, PREFIX "note: --sandbox %s --seccomp %s: not applied yet "
+			"(the process sandbox is not in this build)\n", sb[c->sandbox], sc[c->seccomp]);
+	return 0;
+}
+
+static int open_listener(const struct vu_fs_config *c)
+{
+	gid_t gid = (gid_t)-1;
+	int rc;
+
+	if (c->fd >= 0) {
+		rc = unix_check_listener(c->fd);
+		if (rc < 0) {
+			fprintf(stderr, PREFIX "--fd %d: not a listening Unix stream socket (%s)\n",
+				c->fd, strerror(-rc));
+			return rc;
+		}
+		return c->fd;
+	}
+	if (c->socket_group && unix_parse_group(c->socket_group, &gid) < 0) {
+		fprintf(stderr, PREFIX "--socket-group '%s': no such group\n", c->socket_group);
+		return -EINVAL;
+	}
+	rc = unix_listen(c->socket_path, gid);
+	if (rc < 0)
+		fprintf(stderr, PREFIX "cannot listen on '%s': %s\n", c->socket_path, strerror(-rc));
+	return rc;
+}
+
+/* The one frontend this process serves, or -1 (a signal, or an error). */
+static int accept_frontend(int lfd, int sfd)
+{
+	struct pollfd p[2] = { { .fd = lfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+
+	for (;;) {
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (p[1].revents)
+			return -1;
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN) {
+			fprintf(stderr, PREFIX "accept: %s\n", strerror(errno));
+			return -1;
+		}
+	}
+}
+
+/* Signals arrive only through the returned signalfd; threads inherit the mask. */
+static int block_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, &set, SFD_CLOEXEC);
+}
+
+static int serve(const struct vu_fs_config *c, struct virtio_dev *vdev, int lfd, int sfd)
+{
+	struct vu_dev d;
+	int conn, rc;
+
+	if (c->log_level >= VU_LOG_INFO)
+		fprintf(stderr, PREFIX "serving %s; waiting for the frontend%s%s\n", c->shared_dir,
+			c->socket_path ? " on " : "", c->socket_path ? c->socket_path : "");
+	conn = accept_frontend(lfd, sfd);
+	/* One frontend per process, as virtiofsd: nobody else may connect. */
+	close(lfd);
+	if (c->socket_path)
+		unlink(c->socket_path);
+	if (conn < 0)
+		return 0;
+	vu_dev_init(&d, vdev, c->tag != NULL);
+	d.trace = c->log_level >= VU_LOG_DEBUG;
+	rc = vu_serve(&d, conn, sfd);
+	vu_dev_release(&d);
+	close(conn);
+	if (rc == 0 && c->log_level >= VU_LOG_INFO)
+		fprintf(stderr, PREFIX "the frontend left; exiting\n");
+	return rc;
+}
+
+int vhost_user_fs_main(int argc, char **argv)
+{
+	struct vu_fs_config c;
+	struct virtio_dev *vdev;
+	char err[512];
+	int rc, lfd, sfd;
+
+	rc = vu_fs_parse_args(argc, argv, &c, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, PREFIX "%s\n", err);
+		return 2;
+	}
+	if (rc > 0)
+		return 0;
+	if (c.print_capabilities) {
+		vu_fs_print_capabilities(stdout);
+		return 0;
+	}
+	if (c.syslog)
+		log_to_syslog();
+	notes(&c);
+	fs_fd_raise_nofile();
+	rc = virtio_fs_create(&vdev, c.tag ? c.tag : "vhost-user-fs", c.shared_dir, &c.opts);
+	if (rc < 0) {
+		fprintf(stderr, PREFIX "cannot share '%s': %s\n", c.shared_dir, strerror(-rc));
+		return 1;
+	}
+	lfd = open_listener(&c);
+	if (lfd < 0) {
+		virtio_dev_destroy(vdev);
+		return 1;
+	}
+	sfd = block_signals();
+	if (sfd < 0 || contain(&c) < 0) {
+		fprintf(stderr, PREFIX "set-up: %s\n", strerror(errno));
+		rc = -1;
+	} else {
+		if (c.log_level == VU_LOG_OFF)
+			(void)!freopen("/dev/null", "w", stderr);
+		rc = serve(&c, vdev, lfd, sfd);
+		lfd = -1;
+	}
+	if (lfd >= 0)
+		close(lfd);
+	if (sfd >= 0)
+		close(sfd);
+	virtio_dev_destroy(vdev);
+	return rc < 0 ? 1 : 0;
+}
