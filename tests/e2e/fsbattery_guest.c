@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -388,9 +389,10 @@ static int t_mmap(const struct fsb *b)
 		int e = errno;
 		close(fd);
 		unlink(p);
-		/* cache=never opens files FOPEN_DIRECT_IO, and Linux 6.1's FUSE
-		 * refuses shared mappings of those (ENODEV); v9fs without
-		 * cache=mmap maps read-only (generic_file_readonly_mmap: EINVAL). */
+		/* cache=never opens files FOPEN_DIRECT_IO, and a FUSE client
+		 * before 6.6 (no DIRECT_IO_ALLOW_MMAP) refuses shared mappings
+		 * of those (ENODEV); v9fs without cache=mmap maps read-only
+		 * (generic_file_readonly_mmap: EINVAL). */
 		int want = b->kind == FSB_9P ? EINVAL : ENODEV;
 		WANT(m == MAP_FAILED && e == want, "MAP_SHARED gave %s, want %s (client limit)",
 		     m == MAP_FAILED ? fsb_errname(e) : "a mapping", fsb_errname(want));
@@ -444,6 +446,25 @@ static int t_statx(const struct fsb *b)
 	     (unsigned long long)sx.stx_size);
 	close(fd);
 	WANT_ERR(statx(AT_FDCWD, fsb_path(b, "no-such"), 0, STATX_BASIC_STATS, &sx), ENOENT);
+	/*
+	 * The birth time, which only STATX carries (Linux >= 6.6 asks for it
+	 * over FUSE): what the guest saw is left for the host to compare with
+	 * its own statx (v_birth in fsbattery_host.c), with the kernel release.
+	 */
+	if (b->kind == FSB_VIRTIOFS) {
+		struct utsname u;
+		char line[160];
+		int n;
+
+		WANT_OK(statx(AT_FDCWD, p, AT_STATX_FORCE_SYNC, STATX_BTIME, &sx));
+		uname(&u);
+		if (sx.stx_mask & STATX_BTIME)
+			n = snprintf(line, sizeof(line), "%s %lld %u\n", u.release,
+				     (long long)sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec);
+		else
+			n = snprintf(line, sizeof(line), "%s none\n", u.release);
+		WANT_OK(fsb_write_file(fsb_path(b, "keep/btime"), line, (size_t)n, 0644));
+	}
 	/* FORCE_SYNC asks the server every time: a round-trip figure. */
 	double t0 = fsb_now();
 	for (int i = 0; i < 20; i++)

@@ -224,6 +224,42 @@ static int v_data(const struct fsb *b)
 	return 0;
 }
 
+/*
+ * keep/file.txt's birth time as the guest saw it (t_statx) against the
+ * host's: equal when the host has one and the guest's kernel asks for it
+ * (STATX over FUSE since Linux 6.6), absent when the host has none.
+ */
+static int v_birth(const struct fsb *b)
+{
+	char line[160], rel[64], what[32];
+	unsigned maj = 0, min = 0, nsec = 0;
+	long long sec = 0;
+	struct statx sx;
+
+	if (b->kind != FSB_VIRTIOFS)
+		return 0;   /* v9fs reports no birth time */
+	if (fsb_read_file(fsb_path(b, "keep/btime"), line, sizeof(line)) <= 0) {
+		printf("note verify-birth: the guest did not run its statx test\n");
+		return 0;
+	}
+	WANT(sscanf(line, "%63s %31s %u", rel, what, &nsec) >= 2 &&
+		     sscanf(rel, "%u.%u", &maj, &min) == 2,
+	     "keep/btime reads '%s'", line);
+	WANT_OK(statx(AT_FDCWD, fsb_path(b, "keep/file.txt"), 0, STATX_BTIME, &sx));
+	bool host = sx.stx_mask & STATX_BTIME, asks = maj > 6 || (maj == 6 && min >= 6);
+	if (!host) {
+		WANT(!strcmp(what, "none"), "the guest saw a birth time (%s) the host has not", what);
+		return 0;
+	}
+	if (!asks)
+		return 0;   /* an older client never asks: nothing to compare */
+	sec = strtoll(what, NULL, 10);
+	WANT(sec == sx.stx_btime.tv_sec && nsec == sx.stx_btime.tv_nsec,
+	     "guest (Linux %s) saw birth time %lld.%09u, the host has %lld.%09u", rel, sec, nsec,
+	     (long long)sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec);
+	return 0;
+}
+
 /* Every fNNNNN below n, once, and nothing else in DIR/sub. */
 static int v_names(const struct fsb *b, const char *sub, int n)
 {
@@ -258,6 +294,7 @@ int fsb_host_verify(const struct fsb *b)
 	static const struct fsb_case checks[] = {
 		{ "verify-files", v_files }, { "verify-xattr", v_xattr },
 		{ "verify-data", v_data },   { "verify-many", v_many },
+		{ "verify-birth", v_birth },
 	};
 	int failed = 0;
 

@@ -21,12 +21,13 @@ case_guest() {
 	mkdir -p /mnt/never
 	mount -t virtiofs never /mnt/never || fail "mount -t virtiofs never failed"
 	[ "$(cat /mnt/never/host.txt)" = "from the host" ] || fail "host.txt does not read back"
-	# cache=never opens files with FOPEN_DIRECT_IO: no shared mmap (ENODEV).
-	battery /mnt/never virtiofs --xattr all
+	# cache=never opens files with FOPEN_DIRECT_IO; shared mmap still works
+	# (DIRECT_IO_ALLOW_MMAP) and its writes reach the host (share_check).
+	battery /mnt/never virtiofs --xattr --mmap all
 	umount /mnt/never || fail "umount failed"
 }
 
 case_check() {
-	share_check "$CASE_WORK/share" virtiofs --xattr || return 1
+	share_check "$CASE_WORK/share" virtiofs --xattr --mmap || return 1
 	echo "fs-never: battery passed in the guest; the host sees its files, xattrs, 64 MiB checksum; secret untouched; locks held and released (shared boot: ${GUEST_SECS}s)"
 }
