@@ -3,6 +3,7 @@
 #include "vmm/seccomp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vmm/seccomp_policy.h"
@@ -321,6 +323,82 @@ static int install_reporter(void)
 	}
 	sigemptyset(&sa.sa_mask);
 	return sigaction(SIGSYS, &sa, NULL) < 0 ? -errno : 0;
+}
+
+/* ---- kill mode: the parent reads the kernel's audit record -------------- */
+
+int sc_report_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	/* Only what is logged from now on. */
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* In an audit record "... pid=N comm="NAME" ... syscall=NR ...": 0 when it is pid's. */
+int sc_audit_record(const char *rec, int pid, char *comm, size_t commlen, int *nr)
+{
+	const char *p = strstr(rec, "type=1326"), *c, *q;
+
+	if (!p || !(q = strstr(p, " pid=")) || atoi(q + 5) != pid)
+		return -1;
+	if (!(q = strstr(p, " syscall=")))
+		return -1;
+	*nr = atoi(q + 9);
+	comm[0] = '\0';
+	if ((c = strstr(p, " comm=\"")) && (q = strchr(c + 7, '"')) && (size_t)(q - c - 7) < commlen) {
+		memcpy(comm, c + 7, (size_t)(q - c - 7));
+		comm[q - c - 7] = '\0';
+	}
+	return 0;
+}
+
+/* Threads name themselves after their role (the name is all the kernel logs). */
+static const char *role_of_comm(const char *comm)
+{
+	static const struct { const char *prefix; enum fs_role role; } names[] = {
+		{ "stainless", FS_ROLE_CONTROL }, { "vcpu", FS_ROLE_VCPU },
+		{ "virtio-", FS_ROLE_QUEUE }, { "lock-wait", FS_ROLE_LOCK_WAIT },
+		{ "fs-keeper", FS_ROLE_KEEPER }, { "console", FS_ROLE_CONSOLE },
+		{ "fuse-r", FS_ROLE_FUSE_READER }, { "fuse-q", FS_ROLE_FUSE_URING },
+		{ "9p-conn", FS_ROLE_P9_CONN }, { "spawner", FS_ROLE_SPAWNER },
+	};
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strncmp(comm, names[i].prefix, strlen(names[i].prefix)) == 0)
+			return fs_role_name(names[i].role);
+	return "?";
+}
+
+void sc_report_exit(FILE *f, int kmsg_fd, int pid, int status)
+{
+	char rec[2048], comm[64];
+	ssize_t n;
+	int nr;
+
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSYS)
+		return;
+	while (kmsg_fd >= 0 && ((n = read(kmsg_fd, rec, sizeof(rec) - 1)) > 0 || errno == EPIPE)) {
+		if (n <= 0)
+			continue;   /* EPIPE: records overwritten meanwhile; go on */
+		rec[n] = '\0';
+		if (sc_audit_record(rec, pid, comm, sizeof(comm), &nr) == 0) {
+			char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+			fprintf(f, "stainless: seccomp killed the process: thread '%s' (role %s) made a "
+				"forbidden system call: %s (%d)\n", comm, role_of_comm(comm),
+				name ? name : "?", nr);
+			free(name);
+			return;
+		}
+	}
+	fprintf(f, "stainless: seccomp killed the process (SIGSYS): a thread made a system call its "
+		"role does not allow; the kernel's audit line names it (dmesg | grep type=1326), or "
+		"rerun with --seccomp trap\n");
 }
 
 int sc_setup(enum sc_command cmd, enum sc_mode mode, char *err, size_t errlen)

@@ -71,4 +71,18 @@ void sc_free(struct sock_fprog *prog);
  */
 int sc_setup(enum sc_command cmd, enum sc_mode mode, char *err, size_t errlen);
 
+/*
+ * Kill mode's report, for a parent that waits for the process holding the
+ * filters (the sandbox's outer process): open the kernel log before that
+ * process starts (-1 when it cannot be read: no privilege, no /dev/kmsg),
+ * then, with its pid and wait status, one line on f when it died of
+ * SIGSYS: the call and the thread (its name says its role) from the
+ * kernel's seccomp audit record when the log can be read, else how to
+ * find them. Nothing when it did not die of SIGSYS.
+ */
+int sc_report_open(void);
+void sc_report_exit(FILE *f, int kmsg_fd, int pid, int status);
+/* Exposed for tests: from a kernel log record, pid's seccomp kill (0) or -1. */
+int sc_audit_record(const char *rec, int pid, char *comm, size_t commlen, int *nr);
+
 #endif
