@@ -180,6 +180,8 @@ static const struct sc_rule vcpu_rules[] = {
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQ_LINE) }, "the UART's interrupt line (serial.c, on a register write)" },
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IOEVENTFD) }, "virtio-mmio QueueNotify: kicks bypass us (queue ready / reset)" },
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQFD) }, "virtio-mmio interrupts (transport set-up on the first status writes)" },
+	{ SCMP_SYS(poll), 0, 1, { ARG_EQ(2, 0) }, "a device reset drops stale kicks: a zero-timeout look, never a wait" },
+	{ SCMP_SYS(read), .why = "... then reads the stale kick count off the eventfd" },
 };
 
 static const struct sc_rule queue_rules[] = {

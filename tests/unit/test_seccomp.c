@@ -17,6 +17,7 @@
 #include <linux/kvm.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,8 @@ static int socket_refused(void) { return !(socket(AF_INET, SOCK_STREAM, 0) < 0 &
 static int fork_process(void) { return syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) < 0; }
 static int clone3_enosys(void) { return !(syscall(__NR_clone3, NULL, 0) < 0 && errno == ENOSYS); }
 static int kill_init(void) { return syscall(SYS_tgkill, 1, 1, 0) < 0; }
+static int poll_now(void) { return poll(NULL, 0, 0) != 0; }
+static int poll_wait(void) { return poll(NULL, 0, 10) != 0; }
 static int recv_call(void) { char c; return !(recv(-1, &c, 1, 0) < 0 && errno == EBADF); }
 
 static int thread_create(void)
@@ -181,6 +184,9 @@ END_TEST
 START_TEST(t_vcpu)
 {
 	EXPECT_PASSES(SC_CMD_RUN, FS_ROLE_VCPU, kvm_run_ioctl);
+	/* A reset looks for stale kicks without waiting; a vCPU never sleeps in poll. */
+	EXPECT_PASSES(SC_CMD_RUN, FS_ROLE_VCPU, poll_now);
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_VCPU, poll_wait);
 	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_VCPU, tty_ioctl);
 	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_VCPU, open_file);
 	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_VCPU, uring_enter);
