@@ -79,6 +79,20 @@ static const struct sc_rule base_rules[] = {
 	  "threads name themselves: the name is the comm of the kernel's seccomp log line" },
 };
 
+/*
+ * A sanitizer build (make SANITIZE=1 / TSAN=1) runs the sanitizer's own
+ * runtime on every thread: an alternate signal stack per thread, shadow
+ * memory advice, its own yields. Compiled in only there.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZER_BUILD 1
+static const struct sc_rule sanitizer_rules[] = {
+	{ SCMP_SYS(sigaltstack), .why = "the sanitizer's per-thread signal stack" },
+	{ SCMP_SYS(madvise), .why = "the sanitizer's shadow memory (MADV_NOHUGEPAGE, DONTDUMP)" },
+	{ SCMP_SYS(sched_yield), .why = "the sanitizer's spin locks" },
+};
+#endif
+
 /* ---- the file-system servers (FUSE and 9p), for any thread that serves - */
 
 static const struct sc_rule server_rules[] = {
@@ -280,6 +294,10 @@ static const struct sc_rule p9_serve_control_rules[] = {
 /* ---- roles ------------------------------------------------------------- */
 
 static const struct sc_group base = GROUP("base: every thread", base_rules);
+#ifdef SANITIZER_BUILD
+static const struct sc_group sanitizer = GROUP("sanitizer runtime (SANITIZE=1/TSAN=1 build)",
+					       sanitizer_rules);
+#endif
 static const struct sc_group server = GROUP("file-system servers", server_rules);
 static const struct sc_group user_lookup = GROUP("9p user lookup", user_lookup_rules);
 static const struct sc_group keeper_enter = GROUP("pinned serving thread", keeper_enter_rules);
@@ -342,10 +360,13 @@ unsigned sc_policy_groups(enum sc_command cmd, enum fs_role role,
 
 	if ((unsigned)cmd > SC_CMD_VHOST_USER || (unsigned)role >= FS_ROLE_COUNT)
 		return 0;
+#ifdef SANITIZER_BUILD
+	n = add_groups((const struct sc_group *const[]){ &sanitizer }, 1, out, n, max);
+#endif
 	if (role == FS_ROLE_CONTROL)
-		return add_groups(control_groups[cmd], 4, out, 0, max);
+		return add_groups(control_groups[cmd], 4, out, n, max);
 	if (role != FS_ROLE_SPAWNER)
-		return add_groups(role_groups[role], 8, out, 0, max);
+		return add_groups(role_groups[role], 8, out, n, max);
 	/* Every thread it makes starts under its filter, then narrows it. */
 	n = add_groups((const struct sc_group *const[]){ &spawner }, 1, out, n, max);
 	for (unsigned r = 0; r < FS_ROLE_COUNT; r++)

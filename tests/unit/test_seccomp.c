@@ -31,8 +31,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "devices/virtio_rng.h"
 #include "fs/fs_thread.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/fake_driver.h"
 #include "vmm/seccomp.h"
 
 /* A call made under a role's filter; returns 0 when it behaved as the role needs. */
@@ -349,6 +351,95 @@ START_TEST(t_thread_bad_role)
 }
 END_TEST
 
+/*
+ * What a vCPU does to a device through its registers, under the vCPU's
+ * filter: negotiate, set a queue up, DRIVER_OK (a worker starts), a kick,
+ * reset (the worker stops), and again, as a guest's unbind/bind and its
+ * shutdown do. In trap mode a missing rule is named on stderr.
+ */
+START_TEST(t_vcpu_drives_device_lifecycle)
+{
+	char err[256], buf[512] = { 0 };
+	int fds[2], st;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct vmmio_config c = { .vm_fd = -1, .base = 0xd0000000, .gsi = 5 };
+		struct virtio_dev *d = NULL;
+		struct fake_vq fv;
+		struct fd_mem mem;
+		struct vmmio *t;
+
+		dup2(fds[1], STDERR_FILENO);
+		if (virtio_rng_create(&d) < 0 || fd_mem_init(&mem, 1 << 20) < 0)
+			_exit(10);
+		c.gm = &mem.gm;
+		c.dev = d;
+		fvq_init(&fv, &mem, RNG_QUEUE_SIZE);
+		if (vmmio_create(&t, &c) < 0 || sc_setup(SC_CMD_RUN, SC_TRAP, err, sizeof(err)) < 0 ||
+		    fs_thread_enter(FS_ROLE_VCPU) < 0)
+			_exit(11);
+		for (int round = 0; round < 2; round++) {
+			fd_negotiate(t, VIRTIO_FEAT_VERSION_1 | VIRTIO_FEAT_EVENT_IDX);
+			fd_setup_queue(t, 0, &fv);
+			if (fd_driver_ok(t) & VIRTIO_STATUS_NEEDS_RESET)
+				_exit(12);
+			fvq_set_desc(&fv, 0, fd_alloc(&mem, 64, 8), 64, VQ_DESC_F_WRITE, 0);
+			fvq_publish(&fv, 0);
+			fd_wr(t, VMMIO_QUEUE_NOTIFY, 0);
+			fd_wr(t, VMMIO_STATUS, 0);
+			fvq_init(&fv, &mem, RNG_QUEUE_SIZE);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	(void)!read(fds[0], buf, sizeof(buf) - 1);
+	close(fds[0]);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x: %s", st, buf);
+}
+END_TEST
+
+static void *churn_heap(void *arg)
+{
+	void *p[64];
+
+	for (unsigned i = 0; i < 64; i++)
+		p[i] = malloc(32 << 10);
+	for (unsigned i = 64; i-- > 0;)
+		free(p[i]);          /* glibc trims this thread's heap now */
+	return arg;
+}
+
+/*
+ * glibc opens /proc/sys/vm/overcommit_memory the first time it trims a
+ * thread arena's heap; a vCPU may open nothing. sc_setup makes glibc do
+ * it before any filter, so a vCPU thread that frees a lot survives.
+ */
+START_TEST(t_heap_trim_under_vcpu_filter)
+{
+	char err[256];
+	int st;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		pthread_t t;
+
+		if (sc_setup(SC_CMD_RUN, SC_KILL, err, sizeof(err)) < 0 ||
+		    fs_thread_create(&t, NULL, FS_ROLE_VCPU, churn_heap, NULL) < 0)
+			_exit(10);
+		pthread_join(t, NULL);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+}
+END_TEST
+
 /* ---- trap mode: one line naming the call and the role, then SIGSYS ------ */
 
 START_TEST(t_trap_reports_call_and_role)
@@ -565,6 +656,8 @@ static Suite *seccomp_suite(void)
 	suite_add_tcase(s, roles);
 	tcase_add_test(threads, t_thread_from_narrower_creator);
 	tcase_add_test(threads, t_thread_bad_role);
+	tcase_add_test(threads, t_vcpu_drives_device_lifecycle);
+	tcase_add_test(threads, t_heap_trim_under_vcpu_filter);
 	tcase_add_test(threads, t_trap_reports_call_and_role);
 	tcase_add_test(threads, t_kill_reported_by_parent);
 	tcase_add_test(threads, t_audit_record_parsed);
