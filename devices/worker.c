@@ -11,13 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "fs/fs_thread.h"
+#include "fs/fs_uring.h"
 
 /* user_data tags for the three eventfd reads; async ops carry a pointer,
  * which is never this small. */
 enum { TAG_KICK = 1, TAG_STOP = 2, TAG_WAKE = 3 };
+/* The eventfds are the ring's fixed files 0..2, in this order. */
+enum { FIXED_KICK, FIXED_STOP, FIXED_WAKE, NR_FIXED };
 
 /*
  * How long worker_stop() waits for a handler to return. A request runs
@@ -177,13 +181,14 @@ static const struct fs_async_ops worker_async = {
 	.submit_rw = worker_submit_rw,
 };
 
-static void arm_read(struct worker *w, int fd, uint64_t *buf, uintptr_t tag)
+static void arm_read(struct worker *w, int fixed, uint64_t *buf, uintptr_t tag)
 {
 	struct io_uring_sqe *sqe = get_sqe(w);
 
 	/* The SQ always has room for these three: it is sized for them plus
 	 * every async op. */
-	io_uring_prep_read(sqe, fd, buf, sizeof(*buf), 0);
+	io_uring_prep_read(sqe, fixed, buf, sizeof(*buf), 0);
+	sqe->flags |= IOSQE_FIXED_FILE;
 	io_uring_sqe_set_data(sqe, (void *)tag);
 }
 
@@ -256,11 +261,11 @@ static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 			return;
 		}
 		if (!stop_seen(w))
-			arm_read(w, w->kick_fd, &w->kick_buf, TAG_KICK);
+			arm_read(w, FIXED_KICK, &w->kick_buf, TAG_KICK);
 		return;
 	case TAG_WAKE:
 		if (!stop_seen(w))
-			arm_read(w, w->wake_fd, &w->wake_buf, TAG_WAKE);
+			arm_read(w, FIXED_WAKE, &w->wake_buf, TAG_WAKE);
 		return;
 	case TAG_STOP:
 		w->stopping = true;
@@ -279,10 +284,15 @@ static void *worker_main(void *arg)
 	struct io_uring_cqe *cqe;
 	unsigned head, n;
 
+	char name[16];
+
+	/* "virtio-rng/q0" in top, perf, gdb and the kernel's seccomp log. */
+	snprintf(name, sizeof(name), "%s/q%u", w->dev->ops->name ? w->dev->ops->name : "vq", w->q);
+	(void)pthread_setname_np(pthread_self(), name);
 	w->self = pthread_self();
-	arm_read(w, w->kick_fd, &w->kick_buf, TAG_KICK);
-	arm_read(w, w->stop_fd, &w->stop_buf, TAG_STOP);
-	arm_read(w, w->wake_fd, &w->wake_buf, TAG_WAKE);
+	arm_read(w, FIXED_KICK, &w->kick_buf, TAG_KICK);
+	arm_read(w, FIXED_STOP, &w->stop_buf, TAG_STOP);
+	arm_read(w, FIXED_WAKE, &w->wake_buf, TAG_WAKE);
 	for (;;) {
 		bool again;
 
@@ -310,26 +320,22 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Only the opcodes this worker issues; anything else fails -EACCES. */
-static int restrict_ring(struct io_uring *ring)
+/*
+ * The ring runs only what this worker issues (anything else fails
+ * -EACCES): reads of its three eventfds, which are fixed files, and the
+ * server's async readv/writev on the files it has open, which are not
+ * known when the ring is made.
+ */
+static int ring_init(struct worker *w)
 {
-	static const uint8_t ops[] = { IORING_OP_READ, IORING_OP_READV,
-				       IORING_OP_WRITEV };
-	struct io_uring_restriction res[sizeof(ops)];
+	static const uint8_t ops[] = { IORING_OP_READ, IORING_OP_READV, IORING_OP_WRITEV };
+	const int files[NR_FIXED] = { [FIXED_KICK] = w->kick_fd, [FIXED_STOP] = w->stop_fd,
+				      [FIXED_WAKE] = w->wake_fd };
+	const struct fs_uring_policy pol = {
+		.ops = ops, .nops = sizeof(ops), .files = files, .nfiles = NR_FIXED,
+	};
 
-	memset(res, 0, sizeof(res));
-	for (unsigned i = 0; i < sizeof(ops); i++) {
-		res[i].opcode = IORING_RESTRICTION_SQE_OP;
-		res[i].sqe_op = ops[i];
-	}
-	/* liburing 2.3 declares but does not export these two wrappers. */
-	if (syscall(__NR_io_uring_register, ring->ring_fd,
-		    IORING_REGISTER_RESTRICTIONS, res, sizeof(ops)) < 0)
-		return -errno;
-	if (syscall(__NR_io_uring_register, ring->ring_fd,
-		    IORING_REGISTER_ENABLE_RINGS, NULL, 0) < 0)
-		return -errno;
-	return 0;
+	return fs_uring_init(&w->ring, w->nr_ops + 4, NULL, &pol);
 }
 
 static int worker_alloc(struct worker *w, uint16_t size)
@@ -360,19 +366,12 @@ static int worker_alloc(struct worker *w, uint16_t size)
 static int spawn(struct worker *w)
 {
 	sigset_t all, old;
-	char name[16];
 	int rc;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = -pthread_create(&w->thread, NULL, worker_main, w);
+	rc = fs_thread_create(&w->thread, NULL, FS_ROLE_QUEUE, worker_main, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc == 0) {
-		/* "virtio-rng/q0" in top, perf and gdb. */
-		snprintf(name, sizeof(name), "%s/q%u", w->dev->ops->name ?
-			 w->dev->ops->name : "vq", w->q);
-		pthread_setname_np(w->thread, name);
-	}
 	return rc;
 }
 
@@ -406,12 +405,9 @@ int worker_start(struct worker **out, const struct worker_config *cfg)
 		rc = -errno;
 		goto err_fds;
 	}
-	rc = io_uring_queue_init(w->nr_ops + 4, &w->ring, IORING_SETUP_R_DISABLED);
+	rc = ring_init(w);
 	if (rc)
 		goto err_fds;
-	rc = restrict_ring(&w->ring);
-	if (rc)
-		goto err_ring;
 	rc = spawn(w);
 	if (rc)
 		goto err_ring;

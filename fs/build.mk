@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # What both protocol servers share: share options, name resolution beneath
 # the share, credentials, the xattr policy, the process fd budget.
-LIB_SRCS += fs/creds.c fs/fs_fdbudget.c fs/fs_options.c fs/fs_xattr.c fs/resolve.c
-UNIT_TESTS += test_fs_xattr
+LIB_SRCS += fs/creds.c fs/fs_fdbudget.c fs/fs_thread.c fs/fs_uring.c fs/fs_options.c fs/fs_xattr.c fs/resolve.c
+UNIT_TESTS += test_fs_xattr test_uring
 include fs/fuse/build.mk fs/9p/build.mk

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "transport/fs_wait.h"
+#include "fs/fs_thread.h"
 
 /*
  * Starved: more than STARVED_NS of run delay in a tick with fewer than one
@@ -186,7 +187,7 @@ struct fs_keeper *fs_keeper_start(unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		k->t[i].schedstat_fd = -1;
 	k->wake_fd = eventfd(0, EFD_CLOEXEC);
-	if (k->wake_fd < 0 || pthread_create(&k->watcher, NULL, watcher_main, k)) {
+	if (k->wake_fd < 0 || fs_thread_create(&k->watcher, NULL, FS_ROLE_KEEPER, watcher_main, k) < 0) {
 		if (k->wake_fd >= 0)
 			close(k->wake_fd);
 		free(k);

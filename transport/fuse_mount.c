@@ -39,6 +39,7 @@
 #include "transport/fuse_handover.h"
 #include "fs/fuse/fuse_server.h"
 #include "transport/fuse_uring.h"
+#include "fs/fs_thread.h"
 
 /*
  * Readers. By default one per CPU this process may run on, each pinned to
@@ -394,7 +395,8 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char
 		rd[n] = (struct reader){ .srv = srv, .ch = ch, .keeper = keeper, .idx = (unsigned)n,
 				      .cpu = cpus[n], .fd = rfd, .poll_us = poll_us,
 				      .main_thread = pthread_self() };
-		if (pthread_create(&rd[n].thread, NULL, reader_main, &rd[n])) {
+		if (fs_thread_create(&rd[n].thread, NULL, FS_ROLE_FUSE_READER, reader_main,
+				     &rd[n]) < 0) {
 			if (rfd != fd)
 				close(rfd);
 			break;
@@ -403,7 +405,11 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char
 	}
 	if (stat(mnt, &st) < 0)
 		st.st_dev = 0;
-	if (n == 0 || sigwait(&set, &sig) != 0)
+	/* From here on this thread only waits, unmounts and joins. */
+	int r = n ? fs_thread_enter(FS_ROLE_CONTROL) : 0;
+	if (r < 0)
+		fprintf(stderr, "stainless: fuse-mount: seccomp: %s\n", strerror(-r));
+	if (n == 0 || r < 0 || sigwait(&set, &sig) != 0)
 		sig = SIGTERM; /* nobody serves: take the mount down */
 	if (sig == SIGINT || sig == SIGTERM) {
 		if (umount2(mnt, 0) < 0 && umount2(mnt, MNT_DETACH) == 0 && st.st_dev)

@@ -20,6 +20,8 @@
 #include "transport/fs_keeper.h"
 #include "fs/fs_req.h"
 #include "fs/fuse/fuse_server.h"
+#include "fs/fs_thread.h"
+#include "fs/fs_uring.h"
 
 /* The kernel ABI (include/uapi/linux/fuse.h, protocol 7.42), for older headers. */
 #ifndef FUSE_URING_IN_OUT_HEADER_SZ
@@ -53,6 +55,8 @@ struct fuse_uring_cmd_req {  /* in the SQE's command area (128-byte SQEs) */
 _Static_assert(sizeof(struct fuse_uring_req_header) == FUSE_URING_HDR_BLOCK, "header block");
 
 #define WAKE_TAG ((uint64_t)1)  /* user_data of the wake eventfd read */
+/* A queue's ring touches two files, both fixed: /dev/fuse and its wake eventfd. */
+enum { FIXED_DEV, FIXED_WAKE, NR_FIXED };
 
 struct uent {
 	struct fuse_uring_req_header hdr;  /* registered with the kernel (iov 0) */
@@ -144,7 +148,8 @@ static void queue_cmd(struct uqueue *q, struct uent *e, uint32_t op)
 
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = q->u->dev_fd;
+	sqe->fd = FIXED_DEV;
+	sqe->flags = IOSQE_FIXED_FILE;
 	sqe->cmd_op = op;
 	if (op == FUSE_IO_URING_CMD_REGISTER) {
 		sqe->addr = (uintptr_t)e->reg;
@@ -161,7 +166,8 @@ static void arm_wake(struct uqueue *q)
 {
 	struct io_uring_sqe *sqe = get_sqe(q);
 
-	io_uring_prep_read(sqe, q->wake_fd, &q->wake_buf, sizeof(q->wake_buf), 0);
+	io_uring_prep_read(sqe, FIXED_WAKE, &q->wake_buf, sizeof(q->wake_buf), 0);
+	sqe->flags |= IOSQE_FIXED_FILE;
 	io_uring_sqe_set_data64(sqe, WAKE_TAG);
 }
 
@@ -297,9 +303,25 @@ static void *queue_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The ring may only run FUSE's commands on /dev/fuse and the wake read,
+ * each on its fixed file (fs_uring.h).
+ */
+static int queue_ring_init(struct uqueue *q)
+{
+	static const uint8_t ops[] = { IORING_OP_URING_CMD, IORING_OP_READ };
+	const int files[NR_FIXED] = { [FIXED_DEV] = q->u->dev_fd, [FIXED_WAKE] = q->wake_fd };
+	const struct fs_uring_policy pol = {
+		.ops = ops, .nops = sizeof(ops), .files = files, .nfiles = NR_FIXED,
+		.fixed_only = true,
+	};
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 };
+
+	return fs_uring_init(&q->ring, 2 * FUSE_URING_DEPTH + 2, &p, &pol);
+}
+
 static int queue_init(struct fuse_uring *u, struct uqueue *q, unsigned qid)
 {
-	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 };
 	int r;
 
 	q->u = u;
@@ -315,7 +337,7 @@ static int queue_init(struct fuse_uring *u, struct uqueue *q, unsigned qid)
 		q->payload = NULL;
 		return -ENOMEM;
 	}
-	r = io_uring_queue_init_params(2 * FUSE_URING_DEPTH + 2, &q->ring, &p);
+	r = queue_ring_init(q);
 	if (r < 0)
 		return r;
 	q->ring_ok = true;
@@ -362,7 +384,8 @@ int fuse_uring_start(struct fuse_uring **out, struct fuse_server *srv, int dev_f
 		r = queue_init(u, &u->qs[i], i);
 	u->keeper = keeper;
 	for (unsigned i = 0; i < u->nq && !r; i++) {
-		r = -pthread_create(&u->qs[i].thread, NULL, queue_main, &u->qs[i]);
+		r = fs_thread_create(&u->qs[i].thread, NULL, FS_ROLE_FUSE_URING, queue_main,
+				     &u->qs[i]);
 		u->qs[i].started = !r;
 	}
 	if (r) {

@@ -43,6 +43,7 @@
 #include "transport/fs_wait.h"
 #include "fs/9p/p9_server.h"
 #include "fs/9p/p9_wire.h"
+#include "fs/fs_thread.h"
 
 /* The live connections, so that shutdown can end them and wait. */
 struct p9_conns {
@@ -173,6 +174,8 @@ static void *conn_thread(void *arg)
 	size_t start = 0, end = 0, outlen = 0;
 	uint8_t *in = malloc(incap), *out = malloc(outcap);
 
+	(void)pthread_setname_np(pthread_self(), "9p-conn");  /* the seccomp log's comm */
+
 	while (in && out) {
 		uint32_t limit = p9_session_msize(c->s);
 		if (!limit)
@@ -260,7 +263,7 @@ static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd, uid_t
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_mutex_lock(&all->lock);
-	err = -pthread_create(&thr, &attr, conn_thread, c);
+	err = fs_thread_create(&thr, &attr, FS_ROLE_P9_CONN, conn_thread, c);
 	if (!err) {
 		c->next = all->head;
 		if (all->head)
@@ -509,7 +512,10 @@ int p9_serve_main(int argc, char **argv)
 	}
 	struct p9_conns all = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 				.poll_us = opts.poll_us };
-	err = serve(srv, &all, lfd, sfd);
+	/* Set up: from here on this thread accepts and hands connections out. */
+	err = fs_thread_enter(FS_ROLE_CONTROL);
+	if (err == 0)
+		err = serve(srv, &all, lfd, sfd);
 	close(lfd);
 	unlink(sock);
 	close(sfd);

@@ -6,6 +6,7 @@
 #include "transport/fuse_mount.h"
 #include "transport/p9_serve.h"
 #include "transport/vhost_user_fs.h"
+#include "vmm/seccomp.h"
 #include "vmm/vm.h"
 
 static void usage(FILE *f)
@@ -18,6 +19,7 @@ static void usage(FILE *f)
 	      "                      [,writeback][,devices]]...\n"
 	      "                [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]...\n"
 	      "                [--console stdio|none|PATH] [--rng] [--no-sandbox]\n"
+	      "                [--seccomp kill|log|trap|none] [--print-seccomp ROLE]\n"
 	      "  stainless vhost-user-fs (--socket-path PATH | --fd FD) --shared-dir DIR [--tag TAG]\n"
 	      "                [--socket-group GROUP] [FS OPTIONS] [--cache metadata] [--syslog]\n"
 	      "                [--log-level LEVEL] [--sandbox MODE] [--seccomp MODE] [-o ...]\n"
@@ -27,11 +29,44 @@ static void usage(FILE *f)
 	      "                     [--devices] [--xattr-map] [--poll USEC]\n"
 	      "    FS OPTIONS: [--cache never|auto|always] [--readonly] [--xattr] [--xattr-map]\n"
 	      "                [--writeback] [--devices]\n"
+	      "  run, fuse-mount and 9p-serve also take [--seccomp kill|log|trap|none] (default kill)\n"
+	      "  and --print-seccomp ROLE (control, vcpu, queue, lock-wait, keeper, console,\n"
+	      "  fuse-reader, fuse-uring, 9p-conn, vhost-user, spawner): the role's rules, then exit\n"
 	      "  stainless --help | --version\n", f);
+}
+
+/*
+ * Every command's threads run under a seccomp filter per role: the
+ * options are taken out of argv here, the filters built before the
+ * command starts any thread. Returns -1 to go on, else an exit code.
+ */
+static int seccomp_options(enum sc_command cmd, const char *name, int *argc, char **argv)
+{
+	struct sc_opts o;
+	char err[256];
+
+	if (sc_take_args(argc, argv, &o, err, sizeof(err)) < 0) {
+		fprintf(stderr, "stainless %s: %s\n", name, err);
+		return 2;
+	}
+	if (o.print_role) {
+		sc_print_role(stdout, cmd, (enum fs_role)sc_role_by_name(o.print_role), o.mode);
+		return 0;
+	}
+	if (sc_setup(cmd, o.mode, err, sizeof(err)) < 0) {
+		fprintf(stderr, "stainless %s: seccomp: %s\n", name, err);
+		return 1;
+	}
+	return -1;
 }
 
 int main(int argc, char **argv)
 {
+	static const struct { const char *name; enum sc_command cmd; } confined[] = {
+		{ "run", SC_CMD_RUN }, { "fuse-mount", SC_CMD_FUSE_MOUNT },
+		{ "9p-serve", SC_CMD_9P_SERVE },
+	};
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -45,6 +80,16 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
 		printf("stainless %s\n", STAINLESS_VERSION);
 		return 0;
+	}
+	for (unsigned i = 0; i < sizeof(confined) / sizeof(confined[0]); i++) {
+		int argc1 = argc - 1, rc;
+
+		if (strcmp(cmd, confined[i].name) != 0)
+			continue;
+		rc = seccomp_options(confined[i].cmd, cmd, &argc1, argv + 1);
+		if (rc >= 0)
+			return rc;
+		argc = argc1 + 1;
 	}
 	if (strcmp(cmd, "run") == 0)
 		return vm_run_main(argc - 1, argv + 1);

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fs/fs_thread.h"
 #include "vmm/boot.h"
 #include "vmm/layout.h"
 
@@ -292,6 +293,8 @@ static void *vcpu_thread(void *arg)
 	struct kvm_run *run = v->run;
 	char why[128];
 
+	snprintf(why, sizeof(why), "vcpu%u", v->id);
+	(void)pthread_setname_np(pthread_self(), why);  /* also the seccomp log's comm */
 	tls_run = run;
 	while (!*env->stopping) {
 		if (ioctl(v->fd, KVM_RUN, 0) < 0) {
@@ -353,10 +356,10 @@ static void *vcpu_thread(void *arg)
 
 int vcpu_start(struct vcpu *v)
 {
-	int rc = pthread_create(&v->thread, NULL, vcpu_thread, v);
+	int rc = fs_thread_create(&v->thread, NULL, FS_ROLE_VCPU, vcpu_thread, v);
 
 	if (rc)
-		return -rc;
+		return rc;
 	v->started = true;
 	return 0;
 }

@@ -21,21 +21,21 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "devices/gmem.h"
 #include "fs/fs_fdbudget.h"
 #include "vmm/boot.h"
+#include "fs/fs_thread.h"
 #include "vmm/cli.h"
+#include "vmm/console.h"
 #include "vmm/devmgr.h"
 #include "vmm/kvm.h"
 #include "vmm/layout.h"
 #include "vmm/mptable.h"
 #include "vmm/vcpu.h"
 
-#define ESCAPE_CHAR      0x01 /* Ctrl-A, then x: quit */
 
 struct vm {
 	struct vm_config cfg;
@@ -52,10 +52,7 @@ struct vm {
 	int stop_efd;
 	int exit_code;
 	char stop_reason[256];
-	int console_fd;
-	bool console_owned;
-	bool tty_raw;
-	struct termios saved_tio;
+	struct console console;
 	char cmdline[CMDLINE_MAX];
 };
 
@@ -176,35 +173,6 @@ static int vm_load(struct vm *vm)
 	return 0;
 }
 
-static int vm_open_console(struct vm *vm)
-{
-	vm->console_fd = -1;
-	switch (vm->cfg.console) {
-	case CONSOLE_STDIO:
-		vm->console_fd = STDOUT_FILENO;
-		if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &vm->saved_tio) == 0) {
-			struct termios raw = vm->saved_tio;
-
-			cfmakeraw(&raw);
-			raw.c_oflag |= OPOST; /* keep \n -> \r\n for the host tty */
-			if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0)
-				vm->tty_raw = true;
-		}
-		break;
-	case CONSOLE_FILE:
-		vm->console_fd = open(vm->cfg.console_path,
-				      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (vm->console_fd < 0)
-			return cli_run_err(-errno, "--console '%s': %s", vm->cfg.console_path,
-				      strerror(errno));
-		vm->console_owned = true;
-		break;
-	case CONSOLE_NONE:
-		break;
-	}
-	return 0;
-}
-
 /*
  * Give a virtio device the next 4 KiB window and IOAPIC pin, and announce
  * it on the kernel command line. Takes ownership of dev.
@@ -212,7 +180,7 @@ static int vm_open_console(struct vm *vm)
 static int vm_setup_devices(struct vm *vm)
 {
 	struct devmgr_config c = {
-		.kvm = &vm->kvm, .gmem = &vm->gmem, .console_fd = vm->console_fd,
+		.kvm = &vm->kvm, .gmem = &vm->gmem, .console_fd = vm->console.out_fd,
 		.ram_end = HIGH_RAM_START + boot_high_ram(vm->cfg.mem),
 		.reset = vm_guest_reset, .ctx = vm, .cfg = &vm->cfg,
 	};
@@ -220,55 +188,21 @@ static int vm_setup_devices(struct vm *vm)
 	return devmgr_setup(&vm->dm, &c);
 }
 
-/*
- * Console input: bytes go to the UART; Ctrl-A x quits like QEMU's.
- * Returns false once stdin is finished (end of file or an error).
- */
-static bool vm_console_input(struct vm *vm, size_t room, bool *escape)
+static void vm_quit(void *ctx)
 {
-	uint8_t buf[SERIAL_RX_SIZE], out[SERIAL_RX_SIZE];
-	size_t m = 0;
-	ssize_t n;
-
-	n = read(STDIN_FILENO, buf, room);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return true;
-	if (n <= 0)
-		return false;
-	for (ssize_t i = 0; i < n; i++) {
-		if (vm->tty_raw && *escape) {
-			*escape = false;
-			if (buf[i] == 'x') {
-				vm_request_stop(vm, 0, NULL);
-				return true;
-			}
-			if (buf[i] != ESCAPE_CHAR)
-				continue;
-		} else if (vm->tty_raw && buf[i] == ESCAPE_CHAR) {
-			*escape = true;
-			continue;
-		}
-		out[m++] = buf[i];
-	}
-	serial_rx(&vm->dm.serial, out, m);
-	return true;
+	vm_request_stop(ctx, 0, NULL);
 }
 
+/* The main thread waits for a signal or a stop request; the console has its own thread. */
 static int vm_main_loop(struct vm *vm, int sfd)
 {
-	bool stdin_open = vm->cfg.console == CONSOLE_STDIO, escape = false;
-
 	while (!atomic_load(&vm->stop_requested)) {
-		/* Read stdin only while the UART has room; when the guest is
-		 * not draining its input, look again every 10 ms. */
-		size_t room = stdin_open ? serial_rx_room(&vm->dm.serial) : 0;
-		struct pollfd p[3] = {
+		struct pollfd p[2] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = vm->stop_efd, .events = POLLIN },
-			{ .fd = room ? STDIN_FILENO : -1, .events = POLLIN },
 		};
 
-		if (poll(p, 3, stdin_open && !room ? 10 : -1) < 0 && errno != EINTR)
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
 			return cli_run_err(-errno, "poll: %s", strerror(errno));
 		if (p[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
@@ -276,11 +210,6 @@ static int vm_main_loop(struct vm *vm, int sfd)
 			if (read(sfd, &si, sizeof(si)) == sizeof(si))
 				vm_request_stop(vm, 128 + (int)si.ssi_signo, NULL);
 		}
-		/* At end of input (e.g. </dev/null) the guest keeps running. */
-		if (p[2].revents & (POLLIN | POLLHUP | POLLERR))
-			stdin_open = vm_console_input(vm, room, &escape);
-		else if (p[2].revents & POLLNVAL)
-			stdin_open = false;
 	}
 	return 0;
 }
@@ -319,16 +248,19 @@ static void vm_boot_trace(const struct timespec *t0)
 
 static void vm_teardown(struct vm *vm)
 {
+	uint64_t one = 1;
+
 	vm->stopping = true;
+	/* Ends the console's input thread on every path here, not only a stop. */
+	if (vm->stop_efd >= 0 && write(vm->stop_efd, &one, sizeof(one)) < 0) {
+		/* only on overflow: it is readable already */
+	}
 	for (unsigned i = 0; i < vm->nr_vcpus; i++)
 		vcpu_kick(&vm->vcpus[i]);
 	for (unsigned i = 0; i < vm->nr_vcpus; i++)
 		vcpu_join_destroy(&vm->vcpus[i], vm->kvm.run_size);
 	devmgr_destroy(&vm->dm);  /* workers stop before the memory they serve goes */
-	if (vm->tty_raw)
-		tcsetattr(STDIN_FILENO, TCSANOW, &vm->saved_tio);
-	if (vm->console_owned)
-		close(vm->console_fd);
+	console_close(&vm->console);
 	kvm_close(&vm->kvm);
 	if (vm->mem)
 		munmap(vm->mem, vm->cfg.mem);
@@ -359,8 +291,14 @@ static int vm_run(struct vm *vm, const struct timespec *t0)
 		rc = cli_run_err(-errno, "eventfd: %s", strerror(errno));
 		goto out;
 	}
-	if ((rc = vm_create_memory(vm)) < 0 || (rc = vm_open_console(vm)) < 0 ||
-	    (rc = vm_setup_devices(vm)) < 0 || (rc = vm_load(vm)) < 0)
+	if ((rc = vm_create_memory(vm)) < 0)
+		goto out;
+	if ((rc = console_open(&vm->console, vm->cfg.console, vm->cfg.console_path,
+			       err, sizeof(err))) < 0) {
+		cli_run_err(rc, "%s", err);
+		goto out;
+	}
+	if ((rc = vm_setup_devices(vm)) < 0 || (rc = vm_load(vm)) < 0)
 		goto out;
 
 	/* Signals that end the VM are read by the main thread alone; every
@@ -383,7 +321,18 @@ static int vm_run(struct vm *vm, const struct timespec *t0)
 			break;
 		}
 	}
-	rc = vm_main_loop(vm, sfd);
+	if (rc == 0 && (rc = console_start_input(&vm->console, &vm->dm.serial, vm->stop_efd,
+						 vm_quit, vm)) < 0) {
+		cli_run_err(rc, "console input: %s", strerror(-rc));
+		vm_request_stop(vm, 1, NULL);
+	}
+	/* Set up: from here on this thread waits for signals and stop requests. */
+	if (rc == 0 && (rc = fs_thread_enter(FS_ROLE_CONTROL)) < 0) {
+		cli_run_err(rc, "seccomp: %s", strerror(-rc));
+		vm_request_stop(vm, 1, NULL);
+	}
+	if (rc == 0)
+		rc = vm_main_loop(vm, sfd);
 out:
 	vm_teardown(vm);
 	if (sfd >= 0)

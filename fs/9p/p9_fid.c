@@ -348,6 +348,19 @@ uid_t p9_attach_uid(uint32_t n_uname, const struct p9_str *uname)
 	return 65534;
 }
 
+void p9_users_preload(void)
+{
+	struct passwd pw, *res = NULL;
+	char buf[2048];
+	gid_t groups[4];
+	int n = 4;
+
+	/* A name no database has walks every source in nsswitch.conf for
+	 * passwd, getgrouplist every one for groups: each module is loaded. */
+	(void)getpwnam_r("stainless-nss-preload", &pw, buf, sizeof(buf), &res);
+	(void)getgrouplist("stainless-nss-preload", 65534, groups, &n);
+}
+
 /* The session's record of uid: its groups looked up once; NULL when full. */
 const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid)
 {

@@ -177,6 +177,13 @@ uint64_t p9_qid_path(struct p9_session *s, dev_t dev, uint64_t ino);
 int p9_creds_for(const struct p9_user *u, gid_t gid);
 uid_t p9_attach_uid(uint32_t n_uname, const struct p9_str *uname);
 const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid);
+/*
+ * At server creation, on the thread setting up: glibc loads the name
+ * service modules (libnss_systemd and what it links) on first use, with
+ * dlopen, which a serving thread's seccomp filter (and a sandbox's new
+ * root) would not allow later.
+ */
+void p9_users_preload(void);
 int p9_reopen(struct p9_session *s, int pfd, int flags);
 void p9_proc_path(int fd, char *buf, size_t sz);
 bool p9_is_root(const struct p9_server *srv, const struct stat *st);

@@ -25,6 +25,7 @@
 
 #include "fs/9p/p9_impl.h"
 #include "fs/creds.h"
+#include "fs/fs_thread.h"
 
 struct p9_parked {
 	struct p9_parked *next;
@@ -108,6 +109,8 @@ static void *park_thread(void *arg)
 	/* Its parker's limit is inherited; this holds even if that changed. */
 	int err = fs_caps_limit();
 
+	(void)pthread_setname_np(pthread_self(), "lock-wait");
+
 	sigemptyset(&set);
 	sigaddset(&set, P9_CANCEL_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
@@ -181,7 +184,7 @@ static int park(struct p9_msg *m, int fd, const struct flock *fl)
 		p->next = s->parked;
 		s->parked = p;
 		s->nparked++;
-		err = pthread_create(&p->thr, &attr, park_thread, p);
+		err = -fs_thread_create(&p->thr, &attr, FS_ROLE_LOCK_WAIT, park_thread, p);
 		if (err) {
 			s->parked = p->next;
 			s->nparked--;

@@ -68,6 +68,7 @@ int p9_server_create(struct p9_server **out, const char *root, const struct fs_o
 	if (getrandom(&srv->fidseed, sizeof(srv->fidseed), GRND_NONBLOCK) != sizeof(srv->fidseed))
 		srv->fidseed = (uint32_t)time(NULL) ^ (uint32_t)(uintptr_t)srv;
 	p9_lock_init_signal();
+	p9_users_preload();
 	*out = srv;
 	return 0;
 fail:

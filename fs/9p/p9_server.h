@@ -63,7 +63,8 @@
  * create time (the fd is kept) and, for xattrs, Trename and Tremove (which
  * go through /proc/self/fd/N paths), at run time. Tattach looks the user
  * up (getpwuid_r/getgrouplist: /etc/passwd, /etc/group); where that fails
- * the user gets gid 65534 and no groups.
+ * the user gets gid 65534 and no groups. The name service modules are
+ * loaded at create time (p9_users_preload), so no serving thread dlopens.
  *
  * System calls a device-queue seccomp profile must allow for this server:
  * openat, openat2, close, fcntl (F_DUPFD_CLOEXEC, F_OFD_SETLK/SETLKW/GETLK),

@@ -28,6 +28,7 @@
 
 #include "fs/fs_fdbudget.h"
 #include "fs/creds.h"
+#include "fs/fs_thread.h"
 
 #define MAX_WAITERS 64
 #define OFFSET_MAX INT64_MAX
@@ -225,6 +226,8 @@ static void *waiter_main(void *arg)
 	int lim = fs_caps_limit();
 	int r = lim ? lim : -EINTR;
 
+	(void)pthread_setname_np(pthread_self(), "lock-wait");
+
 	sigemptyset(&set);
 	sigaddset(&set, FUSE_SERVER_WAKE_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
@@ -312,7 +315,7 @@ static int park(struct fuse_call *c, int fd, bool is_flock, int op,
 	w->next = s->waiters;
 	s->waiters = w;
 	s->nwaiters++;
-	r = pthread_create(&w->thread, &attr, waiter_main, w);
+	r = -fs_thread_create(&w->thread, &attr, FS_ROLE_LOCK_WAIT, waiter_main, w);
 	pthread_attr_destroy(&attr);
 	if (r) {
 		s->waiters = w->next;

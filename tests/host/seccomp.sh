@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# seccomp on the running commands: every thread of a serving
+# `stainless fuse-mount` (readers, keeper, a parked lock's waiter, the
+# spawner, the main thread), `stainless 9p-serve` (with a client connected)
+# and `stainless run` (tiny guest, two vCPUs, console input on a pipe) shows
+# "Seccomp: 2" and at least one filter in /proc/PID/task/*/status, and the
+# roles expected are there by thread name. --seccomp none leaves them
+# unfiltered with one warning line; --print-seccomp ROLE prints the rules
+# and exits 0; a bad mode or role is one line on stderr and exit 2.
+# Exit 0 pass, 77 skip (last line says why), else fail.
+set -u
+: "${STAINLESS:?set STAINLESS to the stainless binary}"
+T=$(mktemp -d /tmp/seccomp.XXXXXX)
+PIDS=
+MNT=$T/mnt
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	grep -q " $MNT " /proc/mounts && { umount "$MNT" 2>/dev/null || umount -l "$MNT"; }
+	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+# confined PID WHAT NAMES...: every thread filtered, and one named each NAME.
+confined() {
+	pid=$1 what=$2; shift 2
+	names=
+	for s in /proc/"$pid"/task/*/status; do
+		n=$(awk '/^Name:/ { print $2 }' "$s")
+		m=$(awk '/^Seccomp:/ { print $2 }' "$s")
+		f=$(awk '/^Seccomp_filters:/ { print $2 }' "$s")
+		[ "$m" = 2 ] && [ "${f:-0}" -ge 1 ] || fail "$what: thread $n: Seccomp $m, $f filters"
+		names="$names $n"
+	done
+	for want in "$@"; do
+		case " $names " in
+		*" $want"*) ;;
+		*) fail "$what: no thread named $want (threads:$names)" ;;
+		esac
+	done
+	echo "ok: $what: every thread in seccomp filter mode:$names"
+}
+
+# --- the options ----------------------------------------------------------
+for cmd in run fuse-mount 9p-serve; do
+	out=$("$STAINLESS" $cmd --print-seccomp control 2>"$T/err") || fail "$cmd --print-seccomp: exit $?"
+	echo "$out" | head -n 1 | grep -q "^# role control: [0-9]* system calls" ||
+		fail "$cmd --print-seccomp control: $(echo "$out" | head -n 1)"
+	[ -s "$T/err" ] && fail "$cmd --print-seccomp wrote to stderr: $(cat "$T/err")"
+	for bad in "--seccomp sometimes" "--print-seccomp root" "--seccomp"; do
+		"$STAINLESS" $cmd $bad >"$T/out" 2>"$T/err" </dev/null; rc=$?
+		[ $rc -eq 2 ] || fail "$cmd $bad: exit $rc, expected 2"
+		[ "$(wc -l <"$T/err")" -eq 1 ] || fail "$cmd $bad: stderr: $(cat "$T/err")"
+		[ -s "$T/out" ] && fail "$cmd $bad: wrote to stdout"
+	done
+done
+"$STAINLESS" run --print-seccomp vcpu | grep -q "KVM_RUN" || fail "vcpu rules do not mention KVM_RUN"
+echo "ok: --print-seccomp and bad values"
+
+# --- 9p-serve -------------------------------------------------------------
+mkdir "$T/share"
+"$STAINLESS" 9p-serve --socket "$T/s" "$T/share" 2>"$T/p9.err" &
+P9=$!
+PIDS="$PIDS $P9"
+i=0; while [ ! -S "$T/s" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+[ -S "$T/s" ] || fail "9p-serve never listened: $(cat "$T/p9.err")"
+if command -v python3 >/dev/null; then
+	python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(3)' "$T/s" &
+	PIDS="$PIDS $!"
+	sleep 0.5
+	confined $P9 "9p-serve with a client" stainless spawner 9p-conn
+else
+	confined $P9 "9p-serve" stainless spawner
+fi
+kill -INT $P9; wait $P9; rc=$?
+[ $rc -eq 0 ] || fail "9p-serve under seccomp: SIGINT exit $rc: $(cat "$T/p9.err")"
+
+# --- fuse-mount -----------------------------------------------------------
+if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && command -v flock >/dev/null; then
+	mkdir "$MNT"
+	: >"$T/share/lockme"
+	"$STAINLESS" fuse-mount "$T/share" "$MNT" 2>"$T/fm.err" &
+	FM=$!
+	PIDS="$PIDS $FM"
+	for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
+	grep -q " $MNT " /proc/mounts || fail "fuse-mount never mounted: $(cat "$T/fm.err")"
+	ls "$MNT" >/dev/null
+	# The host holds a lock, a client waits for it: a lock-wait thread parks.
+	flock "$T/share/lockme" sleep 3 &
+	PIDS="$PIDS $!"
+	sleep 0.3
+	flock "$MNT/lockme" true &
+	PIDS="$PIDS $!"
+	sleep 0.5
+	confined $FM "fuse-mount with a parked lock" stainless spawner fuse-r0 lock-wait
+	kill -TERM $FM; wait $FM; rc=$?
+	[ $rc -eq 0 ] || fail "fuse-mount under seccomp: SIGTERM exit $rc: $(cat "$T/fm.err")"
+else
+	echo "note: fuse-mount part skipped (needs root, /dev/fuse and flock)"
+fi
+
+# --- run --------------------------------------------------------------------
+if [ -r /dev/kvm ] && [ -w /dev/kvm ] && tests/guests/build "$T" >/dev/null 2>&1; then
+	sleep 5 | "$STAINLESS" run --kernel "$T/spin.elf" --mem 64M --cpus 2 >"$T/spin.log" 2>"$T/run.err" &
+	sleep 1.5
+	VM=$(pgrep -n -f "run --kernel $T/spin.elf")
+	[ -n "$VM" ] || fail "run did not start: $(cat "$T/run.err")"
+	PIDS="$PIDS $VM"
+	confined $VM "run" stainless spawner vcpu0 vcpu1 console
+	kill -TERM $VM
+	wait
+else
+	echo "note: run part skipped (no usable /dev/kvm or no tiny guests)"
+fi
+
+# --- --seccomp none -----------------------------------------------------------
+"$STAINLESS" 9p-serve --seccomp none --socket "$T/s2" "$T/share" 2>"$T/none.err" &
+P9=$!
+PIDS="$PIDS $P9"
+i=0; while [ ! -S "$T/s2" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+[ "$(wc -l <"$T/none.err")" -eq 1 ] && grep -q "warning.*--seccomp none" "$T/none.err" ||
+	fail "--seccomp none: stderr: $(cat "$T/none.err")"
+[ "$(awk '/^Seccomp:/ { print $2 }' /proc/$P9/status)" = 0 ] || fail "--seccomp none: main thread filtered"
+kill -INT $P9; wait $P9
+echo "ok: --seccomp none: unfiltered, one warning line"
+echo PASS

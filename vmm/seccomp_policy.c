@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What each thread role may ask of the kernel, and why (see seccomp.h).
+ *
+ * A role is a list of groups: the base every thread needs (glibc's own
+ * calls: memory, locks, thread exit), the file-system servers' calls for
+ * the roles that serve a client, and each role's own. A rule with
+ * arguments allows the call only when they hold; several rules for one
+ * call allow it when any holds. What is not listed is refused with the
+ * mode's action (kill by default). Three general limits:
+ *  - ioctl only with the request numbers listed (the vCPU: KVM_RUN and the
+ *    few the devices' registers need);
+ *  - mmap and mprotect never with PROT_WRITE and PROT_EXEC together;
+ *  - clone only for threads (CLONE_THREAD), and only in the spawner;
+ *    clone3 fails ENOSYS (its flags are in memory seccomp cannot read),
+ *    which makes glibc fall back to clone.
+ * socket() is used by no role after set-up: where glibc may try one (its
+ * nscd client, in a 9p user lookup) it fails EACCES and glibc reads the
+ * files instead.
+ */
+#include "vmm/seccomp_policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fuse.h>
+#include <linux/kvm.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#define ARG_EQ(i, v)      { .arg = (i), .op = SCMP_CMP_EQ, .datum_a = (v) }
+#define ARG_BITS(i, m, v) { .arg = (i), .op = SCMP_CMP_MASKED_EQ, .datum_a = (m), .datum_b = (v) }
+/* The kernel reads an ioctl request as 32 bits; so does the rule. */
+#define IOCTL(req)        ARG_BITS(1, 0xffffffffu, (req))
+#define FCNTL(cmd)        ARG_EQ(1, (cmd))
+#define PRCTL(opt)        ARG_EQ(0, (opt))
+#define COUNT(a)          (sizeof(a) / sizeof((a)[0]))
+#define GROUP(title, list) { .name = (title), .rules = (list), .n = COUNT(list) }
+
+/* Linux 6.6; newer than libseccomp 2.5's table (which then prints it by number). */
+#define NR_FCHMODAT2 452
+
+/* Writable or executable, never both: the two rules below allow either. */
+#define NO_EXEC  ARG_BITS(2, PROT_EXEC, 0)
+#define NO_WRITE ARG_BITS(2, PROT_WRITE, 0)
+
+/* ---- every thread ------------------------------------------------------ */
+
+static const struct sc_rule base_rules[] = {
+	{ SCMP_SYS(futex), .why = "pthread mutexes, condition variables, semaphores, joins" },
+	{ SCMP_SYS(exit), .why = "a thread returns from its start routine" },
+	{ SCMP_SYS(exit_group), .why = "the process ends (main returns, a fatal error)" },
+	{ SCMP_SYS(rt_sigreturn), .why = "return from a signal handler (vCPU kick, lock wake, SIGSYS report)" },
+	{ SCMP_SYS(rt_sigprocmask), .why = "pthread_sigmask: a new thread takes its creator's mask, waiters unblock their wake signal" },
+	{ SCMP_SYS(madvise), 0, 1, { ARG_EQ(2, MADV_DONTNEED) },
+	  "glibc gives back a finished thread's stack and freed heap pages" },
+	{ SCMP_SYS(mmap), 0, 1, { NO_EXEC }, "malloc's arenas and large blocks; readable/writable, not executable" },
+	{ SCMP_SYS(mmap), 0, 1, { NO_WRITE }, "read-only or executable mappings (glibc), never writable too" },
+	{ SCMP_SYS(mprotect), 0, 1, { NO_EXEC }, "malloc grows an arena in place; not executable" },
+	{ SCMP_SYS(mprotect), 0, 1, { NO_WRITE }, "glibc read-only protections; never writable and executable" },
+	{ SCMP_SYS(munmap), .why = "free() of a large block, a ring or window torn down" },
+	{ SCMP_SYS(mremap), .why = "realloc() of a large block (cannot change protections)" },
+	{ SCMP_SYS(brk), .why = "malloc's main arena" },
+	{ SCMP_SYS(write), .why = "diagnostics on stderr; eventfd signals (wake-ups, irqfd in tests)" },
+	{ SCMP_SYS(close), .why = "every thread closes the fds it owns" },
+	{ SCMP_SYS(getpid), .why = "glibc's raise and pthread_kill" },
+	{ SCMP_SYS(gettid), .why = "glibc's raise and pthread_kill; the keeper's thread ids" },
+	/* The tgid is checked in seccomp.c (added with our pid): only our own threads. */
+	{ SCMP_SYS(clock_gettime), .why = "poll windows and timed waits (when the vDSO cannot answer)" },
+	{ SCMP_SYS(clock_nanosleep), .why = "usleep: fuse-mount's forget batching, lock-interrupt retries" },
+	{ SCMP_SYS(nanosleep), .why = "usleep on older glibc" },
+	{ SCMP_SYS(restart_syscall), .why = "a sleep resumed after a signal" },
+	{ SCMP_SYS(sched_getaffinity), .why = "glibc malloc sizes its arena limit from it (the 9th arena)" },
+	{ SCMP_SYS(prctl), 0, 1, { PRCTL(PR_SET_NAME) },
+	  "threads name themselves: the name is the comm of the kernel's seccomp log line" },
+};
+
+/*
+ * A sanitizer build (make SANITIZE=1 / TSAN=1) runs the sanitizer's own
+ * runtime on every thread: an alternate signal stack per thread, shadow
+ * memory advice, its own yields. Compiled in only there.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZER_BUILD 1
+static const struct sc_rule sanitizer_rules[] = {
+	{ SCMP_SYS(sigaltstack), .why = "the sanitizer's per-thread signal stack" },
+	{ SCMP_SYS(madvise), .why = "the sanitizer's shadow memory (MADV_NOHUGEPAGE, DONTDUMP)" },
+	{ SCMP_SYS(sched_yield), .why = "the sanitizer's spin locks" },
+};
+#endif
+
+/* ---- the file-system servers (FUSE and 9p), for any thread that serves - */
+
+static const struct sc_rule server_rules[] = {
+	{ SCMP_SYS(openat), .why = "open beneath the share; /proc/self/fd reopen of O_PATH fds; /etc/passwd" },
+	{ SCMP_SYS(openat2), .why = "name resolution with RESOLVE_BENEATH and no magic links (resolve.c)" },
+	{ SCMP_SYS(open_by_handle_at), .why = "reopen a remembered inode by file handle (fd budget)" },
+	{ SCMP_SYS(name_to_handle_at), .why = "an inode's file handle, so it need not keep an fd" },
+	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_DUPFD_CLOEXEC) }, "dup of a fid's or handle's fd" },
+	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_GETFL) }, "an fd's open flags (reopen, access checks)" },
+	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_SETFL) }, "O_APPEND/O_NONBLOCK on an open file (FUSE SETATTR of open flags)" },
+	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_GETFD) }, "glibc's fd checks" },
+	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_OFD_GETLK) }, "GETLK / Tgetlock" },
+	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_OFD_SETLK) }, "SETLK / Tlock, and unlocks" },
+	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_OFD_SETLKW) }, "a lock taken inline when it cannot be parked" },
+	{ SCMP_SYS(flock), .why = "FUSE flock requests" },
+	{ SCMP_SYS(newfstatat), .why = "GETATTR, LOOKUP, the type check of every opened object" },
+	{ SCMP_SYS(fstat), .why = "GETATTR on an open fd" },
+	{ SCMP_SYS(statx), .why = "Tgetattr, mount ids" },
+	{ SCMP_SYS(fstatfs), .why = "STATFS / Tstatfs" },
+	{ SCMP_SYS(getdents64), .why = "READDIR(PLUS) / Treaddir" },
+	{ SCMP_SYS(lseek), .why = "directory offsets, SEEK_DATA/HOLE (LSEEK)" },
+	{ SCMP_SYS(read), .why = "READ fallback; the user database files" },
+	{ SCMP_SYS(readv), .why = "READ into the request's buffers" },
+	{ SCMP_SYS(pread64), .why = "READ at an offset" },
+	{ SCMP_SYS(preadv), .why = "READ at an offset into several buffers" },
+	{ SCMP_SYS(preadv2), .why = "READ's cached fast path (RWF_NOWAIT)" },
+	{ SCMP_SYS(writev), .why = "WRITE from the request's buffers" },
+	{ SCMP_SYS(pwrite64), .why = "WRITE at an offset" },
+	{ SCMP_SYS(pwritev), .why = "WRITE at an offset from several buffers" },
+	{ SCMP_SYS(pwritev2), .why = "WRITE's cached fast path" },
+	{ SCMP_SYS(ftruncate), .why = "SETATTR size / Tsetattr" },
+	{ SCMP_SYS(fallocate), .why = "FALLOCATE" },
+	{ SCMP_SYS(fsync), .why = "FSYNC / Tfsync" },
+	{ SCMP_SYS(fdatasync), .why = "FSYNC with datasync" },
+	{ SCMP_SYS(syncfs), .why = "SYNCFS" },
+	{ SCMP_SYS(copy_file_range), .why = "COPY_FILE_RANGE" },
+	{ SCMP_SYS(mkdirat), .why = "MKDIR / Tmkdir" },
+	{ SCMP_SYS(mknodat), .why = "MKNOD / Tmknod (FIFOs, sockets, whiteouts; devices if allowed)" },
+	{ SCMP_SYS(symlinkat), .why = "SYMLINK / Tsymlink" },
+	{ SCMP_SYS(linkat), .why = "LINK / Tlink" },
+	{ SCMP_SYS(renameat), .why = "RENAME / Trenameat" },
+	{ SCMP_SYS(renameat2), .why = "RENAME2 (RENAME_NOREPLACE, RENAME_EXCHANGE, whiteouts)" },
+	{ SCMP_SYS(unlinkat), .why = "UNLINK, RMDIR / Tunlinkat" },
+	{ SCMP_SYS(readlinkat), .why = "READLINK / Treadlink" },
+	{ SCMP_SYS(readlink), .why = "the share root's /proc/self/fd link" },
+	{ SCMP_SYS(fchmod), .why = "SETATTR mode on an open file" },
+	{ SCMP_SYS(fchmodat), .why = "SETATTR mode through /proc/self/fd" },
+	{ NR_FCHMODAT2, .why = "SETATTR mode on an O_PATH fd (AT_EMPTY_PATH)" },
+	{ SCMP_SYS(fchownat), .why = "SETATTR owner / Tsetattr" },
+	{ SCMP_SYS(utimensat), .why = "SETATTR times (also futimens)" },
+	{ SCMP_SYS(faccessat), .why = "ACCESS" },
+	{ SCMP_SYS(faccessat2), .why = "ACCESS on an O_PATH fd (AT_EMPTY_PATH)" },
+	{ SCMP_SYS(getxattr), .why = "GETXATTR through /proc/self/fd" },
+	{ SCMP_SYS(setxattr), .why = "SETXATTR through /proc/self/fd" },
+	{ SCMP_SYS(listxattr), .why = "LISTXATTR through /proc/self/fd" },
+	{ SCMP_SYS(removexattr), .why = "REMOVEXATTR through /proc/self/fd" },
+	{ SCMP_SYS(setfsuid), .why = "each request runs with its caller's fsuid" },
+	{ SCMP_SYS(setfsgid), .why = "each request runs with its caller's fsgid" },
+	{ SCMP_SYS(setgroups), .why = "... and supplementary groups (raw syscall: this thread only)" },
+	{ SCMP_SYS(getuid), .why = "whether the server runs as root (credentials)" },
+	{ SCMP_SYS(geteuid), .why = "whether the server runs as root (credentials)" },
+	{ SCMP_SYS(getgid), .why = "the server's own group" },
+	{ SCMP_SYS(capget), .why = "fs_caps_limit: a serving thread's capabilities" },
+	{ SCMP_SYS(capset), .why = "fs_caps_limit: keep only what a passthrough needs" },
+	{ SCMP_SYS(prctl), 0, 1, { PRCTL(PR_CAPBSET_DROP) }, "fs_caps_limit: drop the rest from the bounding set" },
+	{ SCMP_SYS(prlimit64), 0, 1, { ARG_EQ(2, 0) }, "getrlimit(RLIMIT_NOFILE) for the fd budget: reading, never setting" },
+	{ SCMP_SYS(getrandom), .why = "the 9p server's fid-hash seed" },
+};
+
+/* A 9p server looks up the user a client attaches as (Tattach). */
+static const struct sc_rule user_lookup_rules[] = {
+	{ SCMP_SYS(socket), EACCES, .why = "glibc asks nscd first: refused, it then reads /etc/passwd and /etc/group" },
+};
+
+/* A serving thread pinned to its CPU and in the keeper's care (fs_keeper.h). */
+static const struct sc_rule keeper_enter_rules[] = {
+	{ SCMP_SYS(sched_setaffinity), .why = "pin to the CPU the thread serves (and unpin for a lone phase)" },
+	{ SCMP_SYS(sched_setscheduler), .why = "back to the normal class from the idle one (fs_keeper_leave)" },
+};
+
+/* Threads that sleep on an fd: fs_wait.c's poll-then-sleep, the control loops. */
+static const struct sc_rule wait_rules[] = {
+	{ SCMP_SYS(poll), .why = "wait for the next request / signal / stop" },
+	{ SCMP_SYS(ppoll), .why = "poll() where glibc maps it to ppoll" },
+};
+
+/* A thread that starts or stops a virtqueue's worker (the vCPU at
+ * DRIVER_OK and reset, the control thread at shutdown, vhost-user). */
+static const struct sc_rule queue_setup_rules[] = {
+	{ SCMP_SYS(eventfd2), .why = "a worker's stop and wake fds; a fresh kick fd after a reset" },
+	{ SCMP_SYS(io_uring_setup), .why = "a worker's ring, created disabled (fs_uring.h)" },
+	{ SCMP_SYS(io_uring_register), .why = "... its fixed files and restrictions, then enable (refused by the ring after)" },
+};
+
+/* ---- each role's own ---------------------------------------------------- */
+
+static const struct sc_rule vcpu_rules[] = {
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_RUN) }, "KVM_RUN: run the guest until it exits to us" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQ_LINE) }, "the UART's interrupt line (serial.c, on a register write)" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IOEVENTFD) }, "virtio-mmio QueueNotify: kicks bypass us (queue ready / reset)" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQFD) }, "virtio-mmio interrupts (transport set-up on the first status writes)" },
+	{ SCMP_SYS(poll), 0, 1, { ARG_EQ(2, 0) }, "a device reset drops stale kicks: a zero-timeout look, never a wait" },
+	{ SCMP_SYS(read), .why = "... then reads the stale kick count off the eventfd" },
+};
+
+static const struct sc_rule queue_rules[] = {
+	{ SCMP_SYS(io_uring_enter), .why = "the worker sleeps in its ring: kicks, wake-ups, async I/O" },
+	{ SCMP_SYS(getrandom), .why = "virtio-rng's entropy" },
+	/* DAX FUSE_SETUPMAPPING maps files MAP_FIXED into the window: base's mmap rules. */
+};
+
+static const struct sc_rule lock_wait_rules[] = {
+	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_OFD_SETLKW) }, "the parked wait itself" },
+	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_OFD_SETLK) }, "give back a lock granted as the client gave up" },
+	{ SCMP_SYS(flock), .why = "a parked flock wait (and its give-back)" },
+	{ SCMP_SYS(capget), .why = "fs_caps_limit, again: its creator's limit must hold here too" },
+	{ SCMP_SYS(capset), .why = "fs_caps_limit" },
+	{ SCMP_SYS(prctl), 0, 1, { PRCTL(PR_CAPBSET_DROP) }, "fs_caps_limit" },
+	{ SCMP_SYS(sendto), .why = "9p-serve: the reply goes out on the connection's socket" },
+};
+
+static const struct sc_rule keeper_rules[] = {
+	{ SCMP_SYS(sched_setscheduler), .why = "moves serving threads between the idle and normal classes" },
+	{ SCMP_SYS(pread64), .why = "each thread's run delay (/proc/thread-self/schedstat, opened by it)" },
+	{ SCMP_SYS(read), .why = "its wake-up eventfd" },
+	{ SCMP_SYS(poll), .why = "sleep a tick, or until a request" },
+	{ SCMP_SYS(ppoll), .why = "poll() where glibc maps it to ppoll" },
+};
+
+static const struct sc_rule console_rules[] = {
+	{ SCMP_SYS(read), .why = "the bytes typed or piped on stdin" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQ_LINE) }, "the UART's receive interrupt" },
+};
+
+static const struct sc_rule fuse_reader_rules[] = {
+	{ SCMP_SYS(read), .why = "a request from /dev/fuse" },
+	/* Its answers are write(2)s: base. */
+	{ SCMP_SYS(io_uring_setup), .why = "after INIT, the FUSE-over-io_uring rings (--uring)" },
+	{ SCMP_SYS(io_uring_register), .why = "... their fixed files and restrictions, then enable" },
+	{ SCMP_SYS(eventfd2), .why = "... and each queue's wake fd" },
+};
+
+static const struct sc_rule fuse_uring_rules[] = {
+	{ SCMP_SYS(io_uring_enter), .why = "commit an answer and fetch the next request" },
+};
+
+static const struct sc_rule p9_conn_rules[] = {
+	{ SCMP_SYS(recvfrom), .why = "requests from the client's socket (recv)" },
+	{ SCMP_SYS(sendto), .why = "replies (send with MSG_NOSIGNAL)" },
+};
+
+static const struct sc_rule vhost_user_rules[] = {
+	{ SCMP_SYS(recvmsg), .why = "front-end messages and the fds they carry (memory, kick, call)" },
+	{ SCMP_SYS(sendmsg), .why = "replies to the front end" },
+	{ SCMP_SYS(read), .why = "message bodies; eventfds" },
+	{ SCMP_SYS(accept4), .why = "the front end (re)connects" },
+	{ SCMP_SYS(fstat), .why = "size of a memory region's fd" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(FIONBIO) }, "non-blocking fds handed over" },
+};
+
+static const struct sc_rule spawner_rules[] = {
+	{ SCMP_SYS(clone), 0, 1, { ARG_BITS(0, CLONE_THREAD | CLONE_VM | CLONE_SIGHAND,
+				       CLONE_THREAD | CLONE_VM | CLONE_SIGHAND) },
+	  "pthread_create: threads of this process, nothing else" },
+	{ SCMP_SYS(clone3), ENOSYS, .why = "its flags are out of sight: glibc falls back to clone" },
+	{ SCMP_SYS(set_robust_list), .why = "a new thread's glibc start" },
+	{ SCMP_SYS(rseq), .why = "a new thread's glibc start" },
+	{ SCMP_SYS(prctl), 0, 1, { PRCTL(PR_SET_NO_NEW_PRIVS) }, "a new thread before its filter" },
+	{ SCMP_SYS(seccomp), 0, 1, { ARG_EQ(0, SECCOMP_SET_MODE_FILTER) }, "a new thread installs its role's filter" },
+};
+
+/* ---- control: each command's main thread once set up --------------------- */
+
+static const struct sc_rule control_rules[] = {
+	{ SCMP_SYS(read), .why = "signalfd: SIGINT/SIGTERM/SIGHUP" },
+};
+
+static const struct sc_rule run_control_rules[] = {
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(TCSETS) }, "restore the terminal's mode at the end" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQFD) }, "teardown: a transport releases its interrupts" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IOEVENTFD) }, "teardown: a transport releases its kicks" },
+};
+
+static const struct sc_rule fuse_mount_control_rules[] = {
+	{ SCMP_SYS(rt_sigtimedwait), .why = "sigwait: SIGINT/SIGTERM, or a reader ending" },
+	{ SCMP_SYS(umount2), .why = "SIGINT/SIGTERM take the mount down" },
+	{ SCMP_SYS(openat), .why = "after a lazy unmount: /sys/fs/fuse/connections/N/abort" },
+	{ SCMP_SYS(sched_setscheduler), .why = "fs_keeper_stop returns every thread to the normal class" },
+};
+
+static const struct sc_rule p9_serve_control_rules[] = {
+	{ SCMP_SYS(accept4), .why = "a client connects" },
+	{ SCMP_SYS(getsockopt), 0, 1, { ARG_EQ(2, SO_PEERCRED) }, "... and says who it is (SO_PEERCRED)" },
+	{ SCMP_SYS(shutdown), .why = "shutdown ends every connection" },
+	{ SCMP_SYS(unlink), .why = "the socket's path at exit" },
+	{ SCMP_SYS(unlinkat), .why = "the socket's path at exit (unlink on newer glibc)" },
+};
+
+/* ---- roles ------------------------------------------------------------- */
+
+static const struct sc_group base = GROUP("base: every thread", base_rules);
+#ifdef SANITIZER_BUILD
+static const struct sc_group sanitizer = GROUP("sanitizer runtime (SANITIZE=1/TSAN=1 build)",
+					       sanitizer_rules);
+#endif
+static const struct sc_group server = GROUP("file-system servers", server_rules);
+static const struct sc_group user_lookup = GROUP("9p user lookup", user_lookup_rules);
+static const struct sc_group keeper_enter = GROUP("pinned serving thread", keeper_enter_rules);
+static const struct sc_group waits = GROUP("waits on fds", wait_rules);
+static const struct sc_group queue_setup = GROUP("starts and stops queue workers", queue_setup_rules);
+static const struct sc_group vcpu = GROUP("vcpu", vcpu_rules);
+static const struct sc_group queue = GROUP("queue", queue_rules);
+static const struct sc_group lock_wait = GROUP("lock-wait", lock_wait_rules);
+static const struct sc_group keeper = GROUP("keeper", keeper_rules);
+static const struct sc_group console = GROUP("console", console_rules);
+static const struct sc_group fuse_reader = GROUP("fuse-reader", fuse_reader_rules);
+static const struct sc_group fuse_uring = GROUP("fuse-uring", fuse_uring_rules);
+static const struct sc_group p9_conn = GROUP("9p-conn", p9_conn_rules);
+static const struct sc_group vhost_user = GROUP("vhost-user", vhost_user_rules);
+static const struct sc_group spawner = GROUP("spawner", spawner_rules);
+static const struct sc_group control = GROUP("control", control_rules);
+static const struct sc_group run_control = GROUP("control: run", run_control_rules);
+static const struct sc_group fuse_mount_control = GROUP("control: fuse-mount", fuse_mount_control_rules);
+static const struct sc_group p9_serve_control = GROUP("control: 9p-serve", p9_serve_control_rules);
+
+/* NULL-terminated, at most 8 groups a role. */
+static const struct sc_group *const role_groups[FS_ROLE_COUNT][8] = {
+	[FS_ROLE_VCPU] = { &base, &vcpu, &queue_setup, NULL },
+	[FS_ROLE_QUEUE] = { &base, &server, &user_lookup, &queue, NULL },
+	[FS_ROLE_LOCK_WAIT] = { &base, &lock_wait, NULL },
+	[FS_ROLE_KEEPER] = { &base, &keeper, NULL },
+	[FS_ROLE_CONSOLE] = { &base, &waits, &console, NULL },
+	[FS_ROLE_FUSE_READER] = { &base, &server, &keeper_enter, &waits, &fuse_reader, NULL },
+	[FS_ROLE_FUSE_URING] = { &base, &server, &keeper_enter, &fuse_uring, NULL },
+	[FS_ROLE_P9_CONN] = { &base, &server, &user_lookup, &waits, &p9_conn, NULL },
+	[FS_ROLE_VHOST_USER] = { &base, &waits, &queue_setup, &vhost_user, NULL },
+};
+
+/* The control role: what every command's main thread does, then its own. */
+static const struct sc_group *const control_groups[][4] = {
+	[SC_CMD_RUN] = { &base, &waits, &control, &run_control },
+	[SC_CMD_FUSE_MOUNT] = { &base, &waits, &control, &fuse_mount_control },
+	[SC_CMD_9P_SERVE] = { &base, &waits, &control, &p9_serve_control },
+	[SC_CMD_VHOST_USER] = { &base, &waits, &control, &vhost_user },
+};
+
+static unsigned add_groups(const struct sc_group *const *list, unsigned len,
+			   const struct sc_group **out, unsigned n, unsigned max)
+{
+	for (unsigned i = 0; i < len && list[i]; i++) {
+		bool seen = false;
+
+		for (unsigned j = 0; j < n; j++)
+			seen |= out[j] == list[i];
+		if (!seen && n < max)
+			out[n++] = list[i];
+	}
+	return n;
+}
+
+unsigned sc_policy_groups(enum sc_command cmd, enum fs_role role,
+			  const struct sc_group **out, unsigned max)
+{
+	unsigned n = 0;
+
+	if ((unsigned)cmd > SC_CMD_VHOST_USER || (unsigned)role >= FS_ROLE_COUNT)
+		return 0;
+#ifdef SANITIZER_BUILD
+	n = add_groups((const struct sc_group *const[]){ &sanitizer }, 1, out, n, max);
+#endif
+	if (role == FS_ROLE_CONTROL)
+		return add_groups(control_groups[cmd], 4, out, n, max);
+	if (role != FS_ROLE_SPAWNER)
+		return add_groups(role_groups[role], 8, out, n, max);
+	/* Every thread it makes starts under its filter, then narrows it. */
+	n = add_groups((const struct sc_group *const[]){ &spawner }, 1, out, n, max);
+	for (unsigned r = 0; r < FS_ROLE_COUNT; r++)
+		n = add_groups(role_groups[r], 8, out, n, max);
+	return n;
+}
