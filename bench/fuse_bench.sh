@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # bench-fuse: the seed fio jobs and three metadata rows against every host
 # FUSE backend side by side, in one invocation:
-#   st-never     stainless fuse-mount --cache never (the default: /dev/fuse, a reader
-#                per CPU handing over to one polling reader for streamed I/O)
-#   st-single    stainless fuse-mount --cache never --single (one polling reader)
+#   st-never     stainless fuse-mount --cache never (the default: /dev/fuse,
+#                two blocking readers)
 #   st-uring     stainless fuse-mount --cache never --uring (FUSE over io_uring)
 #   st-auto      stainless fuse-mount --cache auto
 #   pthp-single  libfuse's passthrough_hp --nocache --single
@@ -24,7 +23,10 @@
 #
 # Environment: O (build dir, default build), ROUNDS (5), RUNTIME (s per fio
 # job, 2), SIZE (fio file, 256M), FILES (metadata rows, 10000), OUT
-# (directory for fuse_bench.txt/.png, default docs/benchmarks).
+# (directory for fuse_bench.txt/.png, default docs/benchmarks); BASE (an
+# older stainless binary, served as st-base beside st-never) and BASE_MODES
+# (its other fuse-mount flags to serve too, without "--": "uring single"
+# gives st-base-uring and st-base-single).
 # A benchmark prints figures; it judges nothing and never fails on them.
 set -u
 cd "$(dirname "$0")/.."
@@ -36,12 +38,21 @@ OUT=${OUT:-docs/benchmarks}
 JOBDIR=${FIO_JOBS:-$(pwd)/bench/fio-jobs}
 JOBS="randread-psync randread-libaio randwrite-psync randwrite-libaio
       randrw-psync randrw-libaio seqread-psync seqwrite-psync"
-BACKENDS="st-never st-single st-uring st-auto pthp-single pthp-multi tmpfs"
-BASE=${BASE:-}
+BACKENDS="st-never st-uring st-auto pthp-single pthp-multi tmpfs"
+BASE=${BASE:-} BASE_MODES=${BASE_MODES:-}
 PAIRS=
 if [ -n "$BASE" ]; then
-	BACKENDS="$BACKENDS st-base"  # last: the plot's columns stay put
+	# Last: the plot's columns stay put. now/base-best: the default against
+	# the base's best mode per row.
+	BACKENDS="$BACKENDS st-base"
 	PAIRS="now/base=st-never/st-base"
+	best=st-base
+	for m in $BASE_MODES; do
+		BACKENDS="$BACKENDS st-base-$m"
+		best="$best|st-base-$m"
+	done
+	case " $BASE_MODES " in *" uring "*) PAIRS="$PAIRS uring/base=st-uring/st-base-uring" ;; esac
+	[ -z "$BASE_MODES" ] || PAIRS="$PAIRS now/base-best=st-never/$best"
 fi
 URING_PARAM=/sys/module/fuse/parameters/enable_uring
 URING_OLD=
@@ -81,7 +92,7 @@ machine() {
 	echo "# date: $DATE0 (start)  host: nproc=$(nproc)" \
 	     "cpu='$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')'" \
 	     "kernel=$(uname -r)"
-	echo "# stainless $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs 2>/dev/null || echo '+fs-changes')," \
+	echo "# stainless $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs transport 2>/dev/null || echo '+fs-changes')," \
 	     "$(fio --version), passthrough_hp from Debian fuse3 $(pkg-config --modversion fuse3)"
 }
 
@@ -114,7 +125,7 @@ for b in $BACKENDS; do
 	case $b in
 	st-never)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never 2>"$T/$b.err" & ;;
 	st-base)     "$BASE" fuse-mount "$src" "$mnt" --cache never 2>"$T/$b.err" & ;;
-	st-single)   "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --single 2>"$T/$b.err" & ;;
+	st-base-*)   "$BASE" fuse-mount "$src" "$mnt" --cache never "--${b#st-base-}" 2>"$T/$b.err" & ;;
 	st-uring)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --uring 2>"$T/$b.err" & ;;
 	st-auto)     "$STAINLESS" fuse-mount "$src" "$mnt" --cache auto 2>"$T/$b.err" & ;;
 	pthp-single) "$PTHP" --foreground --nocache --single "$src" "$mnt" 2>"$T/$b.err" & ;;
@@ -192,12 +203,13 @@ cpu_samples() {
 		sort -k1,1 -k2,2 -k3,3g
 }
 TABLE=$(samples | awk -f bench/median_table.awk \
-	-v rows="randread-psync:1 randread-libaio:1 randwrite-psync:1 randwrite-libaio:1 randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-stat:1.5 meta-readdir:1.5 meta-create+unlink:1.5" \
-	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-single st-uring st-auto tmpfs" -v judge="st-never st-single st-uring" \
+	-v rows="randread-psync:1 randread-libaio:1 randwrite-psync:1 randwrite-libaio:1 randrw-psync:1 randrw-libaio:1 seqread-psync:1 seqwrite-psync:1 meta-stat:1 meta-readdir:1 meta-create+unlink:1" \
+	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-uring st-auto tmpfs" -v judge="st-never st-uring" \
 	-v pairs="$PAIRS")
 CPU_TABLE=$(cpu_samples | awk -f bench/median_table.awk -v lower=1 -v fmt=%.1f \
 	-v rows="randread-psync randread-libaio randwrite-psync randwrite-libaio randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-per-file" \
-	-v cols="st-never st-single st-uring st-auto pthp-single pthp-multi" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-single st-uring st-auto")
+	-v cols="$(echo $BACKENDS | sed 's/ tmpfs//')" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-uring st-auto" \
+	-v pairs="$(echo $PAIRS | sed 's/now\/base-best=[^ ]*//')")
 
 mkdir -p "$OUT"
 {
@@ -208,10 +220,10 @@ mkdir -p "$OUT"
 	echo "#      (psync at QD1), $ROUNDS interleaved rounds, median IOPS (randrw: read+write)"
 	echo "# meta: bench/fuse_meta, $FILES files; stat and create+unlink in ops/s, readdir in entries/s"
 	echo "# anc = passthrough_hp's better mode (--nocache, --single or multi-thread) in this run;"
-	echo "# verdicts judge st-never (the default: /dev/fuse, per-CPU readers with the handover), st-single (--single: one polling reader)"
-	echo "# and st-uring (--uring), all cache=never, the mode that matches --nocache; tmpfs/anc is the ceiling"
+	echo "# verdicts (ahead of anc on every row) judge st-never (the default: /dev/fuse, two blocking readers)"
+	echo "# and st-uring (--uring), both cache=never, the mode that matches --nocache; tmpfs/anc is the ceiling"
 	echo "# FUSE over io_uring: $URING_SAY"
-	[ -z "$BASE" ] || echo "# st-base: $BASE served as st-never is; now/base = st-never / st-base"
+	[ -z "$BASE" ] || echo "# st-base: $BASE served as st-never is (st-base-MODE: with --MODE); now/base = st-never / st-base"
 	echo "$TABLE"
 	echo
 	echo "## server CPU-us per I/O (fio rows) and per file (meta: create+stat+readdir+unlink); lower is better"
@@ -227,7 +239,7 @@ echo "$CPU_TABLE"
 
 if command -v gnuplot >/dev/null; then
 	# Medians only, one cluster per row, log scale: rows span 10^3..10^6.
-	echo "$TABLE" | awk 'NR > 1 { printf "%s", $1; for (i = 2; i <= 8; i++) printf " %s", ($i == "-" ? "NaN" : $i); print "" }' >"$T/plot.dat"
+	echo "$TABLE" | awk 'NR > 1 { printf "%s", $1; for (i = 2; i <= 7; i++) printf " %s", ($i == "-" ? "NaN" : $i); print "" }' >"$T/plot.dat"
 	gnuplot <<-EOF 2>>"$T/gnuplot.err" || echo "fuse_bench: gnuplot failed: $(cat "$T/gnuplot.err")" >&2
 	set terminal pngcairo size 1400,600 noenhanced
 	set output "$OUT/fuse_bench.png"
@@ -236,13 +248,12 @@ if command -v gnuplot >/dev/null; then
 	set yrange [1000:*]
 	set ylabel "ops/s (log)"
 	set xtics rotate by -30
-	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never (/dev/fuse, default readers)", \
-	     "" using 3 title "stainless cache=never (/dev/fuse, --single: one polling reader)", \
-	     "" using 4 title "stainless cache=never (io_uring)", \
-	     "" using 5 title "stainless cache=auto", \
-	     "" using 6 title "passthrough_hp --nocache --single", \
-	     "" using 7 title "passthrough_hp --nocache (threads)", \
-	     "" using 8 title "tmpfs (no FUSE)"
+	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never (/dev/fuse)", \
+	     "" using 3 title "stainless cache=never (io_uring)", \
+	     "" using 4 title "stainless cache=auto", \
+	     "" using 5 title "passthrough_hp --nocache --single", \
+	     "" using 6 title "passthrough_hp --nocache (threads)", \
+	     "" using 7 title "tmpfs (no FUSE)"
 	EOF
 fi
 echo "fuse_bench: wrote $OUT/fuse_bench.txt and $OUT/fuse_bench.png in $(( $(date +%s) - START ))s" >&2

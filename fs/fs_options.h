@@ -21,7 +21,7 @@ struct fs_options {
 	bool devices;        /* MKNOD may make character/block devices */
 	uint64_t dax_size;   /* virtio-fs DAX window bytes, 0 = none */
 	uint32_t msize;      /* 9p: largest message offered, 0 = default */
-	uint32_t poll_us;    /* host front ends: poll this long for the next request */
+	uint32_t poll_us;    /* 9p-serve: poll this long for the next request */
 };
 
 #define P9_MSIZE_DEFAULT (512u * 1024)
@@ -29,14 +29,11 @@ struct fs_options {
 #define P9_MSIZE_MAX     (16u * 1024 * 1024)
 
 /*
- * After answering, a host front end's thread (9p-serve, fuse-mount) keeps
- * looking for the next request this long before it sleeps. On virtual
- * machines whose idle vCPUs halt, waking a sleeping thread costs far more
- * than most answers (fuse-mount stat: 3.3k/s asleep, 12k/s polling on this
- * 2-vCPU host); polling burns at most this much CPU per request, which the
- * benchmarks' CPU-us columns show. fuse-mount's per-CPU readers wait
- * without polling and only its lone reader polls (fuse_mount.c); --poll 0
- * there means nobody polls.
+ * After answering, a 9p-serve connection keeps looking for the next
+ * request this long before it sleeps (--poll USEC, 0: never). On virtual
+ * machines whose idle vCPUs halt, waking a sleeping thread can cost more
+ * than the answer; polling burns at most this much CPU per request, which
+ * bench-9p's CPU-us columns show.
  */
 #define FS_POLL_US_DEFAULT 50u
 #define FS_POLL_US_MAX     10000u

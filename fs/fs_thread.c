@@ -19,7 +19,6 @@ static const char *const role_names[FS_ROLE_COUNT] = {
 	[FS_ROLE_VCPU] = "vcpu",
 	[FS_ROLE_QUEUE] = "queue",
 	[FS_ROLE_LOCK_WAIT] = "lock-wait",
-	[FS_ROLE_KEEPER] = "keeper",
 	[FS_ROLE_CONSOLE] = "console",
 	[FS_ROLE_FUSE_READER] = "fuse-reader",
 	[FS_ROLE_FUSE_URING] = "fuse-uring",

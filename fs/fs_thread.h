@@ -46,7 +46,6 @@ enum fs_role {
 	FS_ROLE_VCPU,        /* KVM_RUN and the device registers it exits for */
 	FS_ROLE_QUEUE,       /* a virtqueue's io_uring worker: serves a device */
 	FS_ROLE_LOCK_WAIT,   /* a parked blocking lock's waiter */
-	FS_ROLE_KEEPER,      /* fs_keeper's watcher (scheduling class of readers) */
 	FS_ROLE_CONSOLE,     /* `run`'s console input: stdin to the UART */
 	FS_ROLE_FUSE_READER, /* fuse-mount: a /dev/fuse reader */
 	FS_ROLE_FUSE_URING,  /* fuse-mount --uring: a FUSE-over-io_uring queue */

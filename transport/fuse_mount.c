@@ -4,8 +4,8 @@
  * host's own /dev/fuse, so the real kernel FUSE client (and every tool on
  * the host) can exercise exactly the code a guest talks to.
  *
- * mount(2) directly (we run as root; no fusermount), then reader threads,
- * one per CPU (below), each on its own /dev/fuse fd (FUSE_DEV_IOC_CLONE
+ * mount(2) directly (we run as root; no fusermount), then MOUNT_READERS
+ * reader threads (below), each on its own /dev/fuse fd (FUSE_DEV_IOC_CLONE
  * gives each an fd on the same connection). Each request is read into a
  * buffer, handled inline and the reply written with one write(2). A parked
  * request (SETLKW) keeps its buffers and the reader takes fresh ones. With
@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <linux/fuse.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -33,74 +32,48 @@
 #include <unistd.h>
 
 #include "fs/fs_fdbudget.h"
-#include "transport/fs_keeper.h"
 #include "fs/fs_options.h"
-#include "transport/fs_wait.h"
-#include "transport/fuse_handover.h"
 #include "fs/fuse/fuse_server.h"
 #include "transport/fuse_uring.h"
 #include "fs/fs_thread.h"
 
 /*
- * Readers. By default one per CPU this process may run on, each pinned to
- * its CPU, waiting without polling, and kept in the idle class while
- * requests flow (fs_keeper.h): a caller's request is then mostly taken by
- * the reader on its own CPU and the caller stays there for the answer.
- * When a caller has several reads or writes in flight at once, or streams
- * a directory listing that fills every answer, the readers hand over to
- * reader 0 alone, which leaves its CPU and the idle class and polls for
- * --poll USEC after each answer, until that traffic stops
- * (fuse_handover.h). --poll 0 keeps the per-CPU readers always; --single
- * keeps the lone polling reader always.
- *
- * Same-run A/B by hand on 2026-11-30 (fio 4k direct, 256M, 5 rounds;
- * bench/fuse_meta), per-CPU readers alone (--poll 0) / with the handover
- * (default) / one polling reader (--single): randwrite libaio QD16 105k /
- * 135k / 122k IOPS, randread libaio QD16 110k / 117k / 111k, randread psync
- * 40k / 41k / 29k, stat of 3,000 files 15.9k / 18.3k / 9.4k per second;
- * readdir of 10,000 entries (4 rounds) 1.20M / 1.49M / 1.62M entries/s.
+ * Readers: MOUNT_READERS threads, each blocking in read(2) on its own
+ * clone of the connection's fd, in the normal scheduling class, wherever
+ * the scheduler puts them; the kernel hands each request to one waiting
+ * reader. Two, not one: a request that waits on the host (a cold read from
+ * a disk) does not hold up the others, and a caller that waits for each
+ * answer often finds the next reader where it runs. Same-run A/B
+ * (2026-12-01, fio 4k direct, 5 rounds): randread psync 22k IOPS with one
+ * reader, 61k with two; randwrite libaio QD16 244k / 224k (noisy, 138k to
+ * 269k); README has the bench-fuse table. No directory read-ahead
+ * (fuse_server_idle): its buffer is per thread and two readers take turns,
+ * so it gained nothing (10k entries, 5 rounds: 2.09M vs 2.12M entries/s).
  */
-#define MOUNT_READERS_MAX 64
+#define MOUNT_READERS 2
 
 struct mount_req {
 	struct fs_req req;
-	struct fuse_handover *handover;   /* NULL, or: */
-	struct handover_ticket ticket;    /* fuse_handover_answer before answering */
 	struct iovec in, out;
 	int fd;
 	size_t size;
 	uint8_t buf[]; /* in: size bytes, then out: size bytes */
 };
 
-/* What the readers share: the io_uring channel, once INIT allowed it; the handover. */
+/* What the readers share: the io_uring channel, once INIT allowed it. */
 struct channel {
 	bool want_uring;
 	struct fuse_uring *uring;
-	struct fs_keeper *uring_keeper;  /* started here, before any thread serves */
-	struct fuse_handover *handover;  /* NULL: no handing over */
-	cpu_set_t anywhere;              /* where the lone reader may run */
 };
 
 struct reader {
 	struct fuse_server *srv;
 	struct channel *ch;
-	struct fs_keeper *keeper;
 	unsigned idx;
-	int cpu;                /* pinned to it (a per-CPU reader), or -1 */
 	int fd;
-	uint32_t poll_us;       /* after each answer (per-CPU readers: only when lone) */
-	bool forgets_only;      /* the rings carry requests; this fd FORGET/INTERRUPT */
 	pthread_t thread;
 	pthread_t main_thread;
 };
-
-/*
- * With the rings serving requests, what still comes through /dev/fuse is
- * FORGET (by the thousand when files are unlinked) and the rare INTERRUPT.
- * Waiting this long once something arrives lets the kernel hand the
- * forgets over as one BATCH_FORGET instead of waking us for each.
- */
-#define FORGET_BATCH_US 1000
 
 static struct mount_req *mreq_new(int fd, size_t size)
 {
@@ -128,8 +101,7 @@ static void mount_complete(void *ctx, struct fs_req *req, uint32_t len)
 {
 	struct mount_req *m = (struct mount_req *)((char *)req - offsetof(struct mount_req, req));
 
-	if (m->handover)
-		fuse_handover_answer(m->handover, &m->ticket, len);
+	(void)ctx;
 	send_reply(m->fd, m->out.iov_base, len);
 	free(m);
 }
@@ -139,7 +111,7 @@ static const struct fs_transport mount_transport = { .complete = mount_complete 
 /*
  * After the INIT answer (registration needs a set-up connection): when the
  * kernel took FUSE_OVER_IO_URING, requests move to the per-CPU rings and
- * this reader keeps FORGET and INTERRUPT, which need no polling.
+ * /dev/fuse carries only FORGET and INTERRUPT from then on.
  */
 static void start_uring(struct reader *rd)
 {
@@ -147,47 +119,10 @@ static void start_uring(struct reader *rd)
 
 	if (!rd->ch->want_uring || rd->ch->uring || !fuse_server_io_uring(rd->srv))
 		return;
-	r = fuse_uring_start(&rd->ch->uring, rd->srv, rd->fd, rd->ch->uring_keeper);
-	if (r) {
+	r = fuse_uring_start(&rd->ch->uring, rd->srv, rd->fd);
+	if (r)
 		fprintf(stderr, "stainless: fuse-mount: io_uring channel: %s; "
 			"serving through /dev/fuse\n", strerror(-r));
-		return;
-	}
-	rd->poll_us = 0;
-	rd->forgets_only = true;
-}
-
-/*
- * Whether this reader serves now (see fuse_handover.h): in a lone phase
- * reader 0 serves alone, out of its CPU and the idle class, and the others
- * sleep until it ends (false: look again).
- */
-static bool handover_turn(struct reader *rd, bool *lone)
-{
-	struct fuse_handover *ho = rd->ch->handover;
-
-	if (!ho || !fuse_handover_lone(ho))
-		return true;
-	if (rd->idx != 0) {
-		fuse_handover_wait(ho);
-		return false;
-	}
-	if (!*lone) {
-		fs_keeper_leave(rd->keeper, rd->idx, &rd->ch->anywhere);
-		*lone = true;
-	}
-	return true;
-}
-
-/* Reader 0 found nothing to read: end a lone phase that has run its course. */
-static bool handover_back(struct reader *rd, bool *lone)
-{
-	if (!*lone || !fuse_handover_expired(rd->ch->handover, fs_now_ns()))
-		return false;
-	fuse_handover_end(rd->ch->handover);
-	fs_keeper_enter(rd->keeper, rd->idx, rd->cpu);
-	*lone = false;
-	return true;
 }
 
 static void *reader_main(void *arg)
@@ -195,62 +130,34 @@ static void *reader_main(void *arg)
 	struct reader *rd = arg;
 	size_t size = fuse_server_max_request(rd->srv) + 4096;
 	struct mount_req *m = mreq_new(rd->fd, size);
-	struct handover_seat seat = { 0 };
-	bool lone = false, waited = true;
 	char name[16];
 
 	snprintf(name, sizeof(name), "fuse-r%u", rd->idx);
 	(void)pthread_setname_np(pthread_self(), name);
-	fs_keeper_enter(rd->keeper, rd->idx, rd->cpu);
 	while (m) {
-		if (!handover_turn(rd, &lone))
-			continue;
 		ssize_t n = read(rd->fd, m->buf, size);
 
 		if (n < 0) {
-			waited = true;
-			if (errno == EAGAIN && fuse_server_idle(rd->srv))
-				continue;   /* it took a while: look again before waiting */
-			if (errno == EAGAIN && handover_back(rd, &lone))
-				continue;
-			/* Lone: not asleep past the phase's end (handover_back). */
-			uint32_t poll_us = rd->cpu >= 0 && !lone ? 0 : rd->poll_us;
-			int sleep_ms = lone ? (int)(HANDOVER_HOLD_NS / 1000000u) : -1;
-			if (errno == EAGAIN && fs_wait_readable(rd->fd, poll_us, sleep_ms) == 0) {
-				if (rd->forgets_only)
-					usleep(FORGET_BATCH_US);
-				continue;
-			}
-			if (errno == EINTR || errno == ENOENT)
+			if (errno == EINTR || errno == ENOENT || errno == EAGAIN)
 				continue;
 			if (errno != ENODEV)
 				fprintf(stderr, "stainless: fuse-mount: /dev/fuse: %s\n",
 					strerror(errno));
 			break;
 		}
-		fs_keeper_served(rd->keeper, rd->idx);
 		m->in.iov_len = (size_t)n;
 		/* A peek at the header; the server checks the whole request. */
-		const struct fuse_in_header *h =
-			(size_t)n >= sizeof(*h) ? (const struct fuse_in_header *)m->buf : NULL;
-		m->handover = h ? rd->ch->handover : NULL;
-		if (m->handover)
-			fuse_handover_take(m->handover, &seat, m->buf, (size_t)n, waited, &m->ticket);
-		waited = false;
-		bool init = h && h->opcode == FUSE_INIT;
+		bool init = (size_t)n >= sizeof(struct fuse_in_header) &&
+			    ((const struct fuse_in_header *)m->buf)->opcode == FUSE_INIT;
 		int r = fuse_server_handle(rd->srv, &m->req, &mount_transport);
 		if (r == FS_REQ_DEFERRED) {
 			m = mreq_new(rd->fd, size); /* the parked request keeps the old one */
 			continue;
 		}
-		if (m->handover)
-			fuse_handover_answer(m->handover, &m->ticket, (size_t)r);
 		send_reply(rd->fd, m->out.iov_base, (size_t)r);
 		if (init)
 			start_uring(rd);
 	}
-	if (rd->ch->handover)
-		fuse_handover_close(rd->ch->handover);
 	free(m);
 	pthread_kill(rd->main_thread, SIGUSR1);
 	return NULL;
@@ -264,7 +171,7 @@ static int usage(const char *why, const char *what)
 }
 
 static int parse_args(int argc, char **argv, struct fs_options *o,
-		      const char **dir, const char **mnt, bool *uring, bool *single)
+		      const char **dir, const char **mnt, bool *uring)
 {
 	const char *pos[2];
 	int npos = 0;
@@ -293,12 +200,11 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 			o->devices = true;
 		} else if (strcmp(a, "--uring") == 0) {
 			*uring = true;
-		} else if (strcmp(a, "--single") == 0) {
-			*single = true;
-		} else if (strcmp(a, "--poll") == 0 || strncmp(a, "--poll=", 7) == 0) {
-			const char *v = a[6] == '=' ? a + 7 : (++i < argc ? argv[i] : NULL);
-			if (fs_parse_poll(v, &o->poll_us))
-				return usage("--poll must be microseconds, 0 to 10000", v);
+		} else if (strcmp(a, "--single") == 0 || strcmp(a, "--poll") == 0 ||
+			   strncmp(a, "--poll=", 7) == 0) {
+			/* Serving modes that did not earn their place (README, Benchmarks). */
+			return usage("this option is gone: /dev/fuse has one way of serving, "
+				     "--uring the other", a);
 		} else if (a[0] == '-' && a[1]) {
 			return usage("unknown option", a);
 		} else if (npos < 2) {
@@ -310,7 +216,7 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 	if (npos < 2)
 		return usage("usage: stainless fuse-mount DIR MOUNTPOINT "
 			     "[--cache never|auto|always] [--readonly] [--xattr] [--xattr-map] [--writeback] "
-			     "[--devices] [--poll USEC] [--single] [--uring]",
+			     "[--devices] [--uring]",
 			     NULL);
 	*dir = pos[0];
 	*mnt = pos[1];
@@ -347,54 +253,39 @@ static void abort_conn(dev_t dev)
 	}
 }
 
-static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char *mnt,
-		 bool per_cpu, uint32_t poll_us)
+/* Reader i > 0 gets its own fd on the connection: -1 when the kernel says no. */
+static int clone_fd(int fd)
 {
-	struct reader rd[MOUNT_READERS_MAX];
-	struct fuse_handover handover;
-	int cpus[MOUNT_READERS_MAX], want = 0;
-	struct fs_keeper *keeper = NULL;
+	uint32_t master = (uint32_t)fd;
+	int rfd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	if (rfd >= 0 && ioctl(rfd, FUSE_DEV_IOC_CLONE, &master) < 0) {
+		close(rfd);
+		rfd = -1;
+	}
+	return rfd;
+}
+
+static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char *mnt)
+{
+	struct reader rd[MOUNT_READERS];
+	/* With the rings serving, /dev/fuse carries only FORGET and INTERRUPT. */
+	unsigned want = ch->want_uring ? 1 : MOUNT_READERS, n = 0;
 	struct stat st;
-	cpu_set_t mine;
 	sigset_t set;
-	int n = 0, sig = 0;
+	int sig = 0;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (per_cpu && sched_getaffinity(0, sizeof(mine), &mine) == 0) {
-		for (int c = 0; c < CPU_SETSIZE && want < MOUNT_READERS_MAX; c++)
-			if (CPU_ISSET(c, &mine))
-				cpus[want++] = c;
-		keeper = fs_keeper_start((unsigned)want);
-		ch->anywhere = mine;
-		if (want > 1 && poll_us > 0) {
-			fuse_handover_init(&handover);
-			ch->handover = &handover;
-		}
-	}
-	if (ch->want_uring)
-		ch->uring_keeper = fs_keeper_start(fuse_uring_queues());
-	if (want == 0) {
-		cpus[0] = -1;  /* --single, --uring: one reader, anywhere */
-		want = 1;
-	}
-	for (int i = 0; i < want; i++) {
-		int rfd = fd;
-		if (i > 0) {
-			uint32_t master = (uint32_t)fd;
-			rfd = open("/dev/fuse", O_RDWR | O_CLOEXEC | O_NONBLOCK);
-			if (rfd < 0 || ioctl(rfd, FUSE_DEV_IOC_CLONE, &master) < 0) {
-				if (rfd >= 0)
-					close(rfd);
-				break; /* one reader still serves */
-			}
-		}
-		rd[n] = (struct reader){ .srv = srv, .ch = ch, .keeper = keeper, .idx = (unsigned)n,
-				      .cpu = cpus[n], .fd = rfd, .poll_us = poll_us,
-				      .main_thread = pthread_self() };
+	while (n < want) {
+		int rfd = n ? clone_fd(fd) : fd;
+		if (rfd < 0)
+			break;  /* the readers so far still serve */
+		rd[n] = (struct reader){ .srv = srv, .ch = ch, .idx = n, .fd = rfd,
+					 .main_thread = pthread_self() };
 		if (fs_thread_create(&rd[n].thread, NULL, FS_ROLE_FUSE_READER, reader_main,
 				     &rd[n]) < 0) {
 			if (rfd != fd)
@@ -415,14 +306,12 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char
 		if (umount2(mnt, 0) < 0 && umount2(mnt, MNT_DETACH) == 0 && st.st_dev)
 			abort_conn(st.st_dev);
 	}
-	for (int i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		pthread_join(rd[i].thread, NULL);
 		if (rd[i].fd != fd)
 			close(rd[i].fd);
 	}
-	fs_keeper_stop(keeper);
 	fuse_uring_stop(ch->uring);
-	fs_keeper_stop(ch->uring_keeper);
 	return n ? 0 : 1;
 }
 
@@ -431,12 +320,12 @@ int fuse_mount_main(int argc, char **argv)
 	struct fuse_server *srv;
 	struct fs_options o;
 	struct channel ch = { 0 };
-	bool uring = false, single = false;
+	bool uring = false;
 	const char *dir = NULL, *mnt = NULL;
 	char opts[256];
 	int fd, r;
 
-	r = parse_args(argc, argv, &o, &dir, &mnt, &uring, &single);
+	r = parse_args(argc, argv, &o, &dir, &mnt, &uring);
 	if (r || (r = check_dir("share", dir)) || (r = check_dir("mount point", mnt)))
 		return r;
 	fs_fd_raise_nofile(); /* before the budget is first read; best effort */
@@ -451,8 +340,7 @@ int fuse_mount_main(int argc, char **argv)
 		fprintf(stderr, "stainless: fuse-mount: %s: %s\n", dir, strerror(-r));
 		return 1;
 	}
-	/* Non-blocking reads: fs_wait_readable() does the waiting. */
-	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "stainless: fuse-mount: /dev/fuse: %s\n", strerror(errno));
 		fuse_server_destroy(srv);
@@ -468,7 +356,7 @@ int fuse_mount_main(int argc, char **argv)
 		fuse_server_destroy(srv);
 		return 1;
 	}
-	r = serve(srv, &ch, fd, mnt, !single && !ch.want_uring, o.poll_us);
+	r = serve(srv, &ch, fd, mnt);
 	close(fd);
 	fuse_server_destroy(srv);
 	fuse_uring_free(ch.uring);  /* after parked requests got their answers */

@@ -17,7 +17,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "transport/fs_keeper.h"
 #include "fs/fs_req.h"
 #include "fs/fuse/fuse_server.h"
 #include "fs/fs_thread.h"
@@ -91,7 +90,6 @@ struct fuse_uring {
 	int dev_fd;
 	unsigned nq;
 	struct uqueue *qs;
-	struct fs_keeper *keeper;          /* idle class for the queue threads, or NULL */
 };
 
 bool fuse_uring_enabled(void)
@@ -228,7 +226,6 @@ static void serve(struct uqueue *q, struct uent *e)
 {
 	int r;
 
-	fs_keeper_served(q->u->keeper, q->qid);
 	e->commit_id = e->hdr.ring_ent_in_out.commit_id;
 	if (fuse_uring_request_iov(&e->hdr, e->reg[1].iov_base, q->payload_len, e->in)) {
 		commit(q, e, 0);    /* cannot be parsed: -EIO */
@@ -256,6 +253,18 @@ static void take_answered(struct uqueue *q)
 	}
 }
 
+/* Best effort: a queue still works from another CPU, only slower. */
+static void pin(unsigned cpu)
+{
+	cpu_set_t one;
+
+	if (cpu >= CPU_SETSIZE)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+}
+
 static void *queue_main(void *arg)
 {
 	struct uqueue *q = arg;
@@ -264,8 +273,7 @@ static void *queue_main(void *arg)
 
 	snprintf(name, sizeof(name), "fuse-q%u", q->qid);
 	(void)pthread_setname_np(pthread_self(), name);
-	/* Pinned, best effort: a queue still works from another CPU, only slower. */
-	fs_keeper_enter(q->u->keeper, q->qid, (int)q->qid);
+	pin(q->qid);
 	for (unsigned i = 0; i < FUSE_URING_DEPTH; i++)
 		queue_cmd(q, &q->ents[i], FUSE_IO_URING_CMD_REGISTER);
 	arm_wake(q);
@@ -357,13 +365,7 @@ static void queue_fini(struct uqueue *q)
 	q->ring_ok = false;
 }
 
-unsigned fuse_uring_queues(void)
-{
-	return possible_cpus();
-}
-
-int fuse_uring_start(struct fuse_uring **out, struct fuse_server *srv, int dev_fd,
-		     struct fs_keeper *keeper)
+int fuse_uring_start(struct fuse_uring **out, struct fuse_server *srv, int dev_fd)
 {
 	struct fuse_uring *u = calloc(1, sizeof(*u));
 	int r = 0;
@@ -382,7 +384,6 @@ int fuse_uring_start(struct fuse_uring **out, struct fuse_server *srv, int dev_f
 		u->qs[i].wake_fd = -1;
 	for (unsigned i = 0; i < u->nq && !r; i++)
 		r = queue_init(u, &u->qs[i], i);
-	u->keeper = keeper;
 	for (unsigned i = 0; i < u->nq && !r; i++) {
 		r = fs_thread_create(&u->qs[i].thread, NULL, FS_ROLE_FUSE_URING, queue_main,
 				     &u->qs[i]);

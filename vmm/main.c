@@ -24,13 +24,13 @@ static void usage(FILE *f)
 	      "                [--socket-group GROUP] [FS OPTIONS] [--cache metadata] [--syslog]\n"
 	      "                [--log-level LEVEL] [--sandbox MODE] [--seccomp MODE] [-o ...]\n"
 	      "                (a drop-in virtiofsd; see stainless vhost-user-fs --help)\n"
-	      "  stainless fuse-mount DIR MOUNTPOINT [FS OPTIONS] [--poll USEC] [--single] [--uring]\n"
+	      "  stainless fuse-mount DIR MOUNTPOINT [FS OPTIONS] [--uring]\n"
 	      "  stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES] [--readonly]\n"
 	      "                     [--devices] [--xattr-map] [--poll USEC]\n"
 	      "    FS OPTIONS: [--cache never|auto|always] [--readonly] [--xattr] [--xattr-map]\n"
 	      "                [--writeback] [--devices]\n"
 	      "  run, fuse-mount and 9p-serve also take [--seccomp kill|log|trap|none] (default kill)\n"
-	      "  and --print-seccomp ROLE (control, vcpu, queue, lock-wait, keeper, console,\n"
+	      "  and --print-seccomp ROLE (control, vcpu, queue, lock-wait, console,\n"
 	      "  fuse-reader, fuse-uring, 9p-conn, vhost-user, spawner): the role's rules, then exit\n"
 	      "  stainless --help | --version\n", f);
 }

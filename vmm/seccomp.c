@@ -94,12 +94,12 @@ int sc_take_args(int *argc, char **argv, struct sc_opts *o, char *err, size_t er
 		v = option_value(*argc, argv, &i, "--print-seccomp", &missing);
 		if (missing)
 			return take_fail(err, errlen, "--print-seccomp needs a role (control, vcpu, "
-					 "queue, lock-wait, keeper, console, fuse-reader, fuse-uring, "
+					 "queue, lock-wait, console, fuse-reader, fuse-uring, "
 					 "9p-conn, vhost-user, spawner)", NULL);
 		if (v) {
 			if (sc_role_by_name(v) < 0)
 				return take_fail(err, errlen, "--print-seccomp: unknown role (control, vcpu, "
-						 "queue, lock-wait, keeper, console, fuse-reader, "
+						 "queue, lock-wait, console, fuse-reader, "
 						 "fuse-uring, 9p-conn, vhost-user, spawner):", v);
 			o->print_role = v;
 			continue;
@@ -364,7 +364,7 @@ static const char *role_of_comm(const char *comm)
 	static const struct { const char *prefix; enum fs_role role; } names[] = {
 		{ "stainless", FS_ROLE_CONTROL }, { "vcpu", FS_ROLE_VCPU },
 		{ "virtio-", FS_ROLE_QUEUE }, { "lock-wait", FS_ROLE_LOCK_WAIT },
-		{ "fs-keeper", FS_ROLE_KEEPER }, { "console", FS_ROLE_CONSOLE },
+		{ "console", FS_ROLE_CONSOLE },
 		{ "fuse-r", FS_ROLE_FUSE_READER }, { "fuse-q", FS_ROLE_FUSE_URING },
 		{ "9p-conn", FS_ROLE_P9_CONN }, { "spawner", FS_ROLE_SPAWNER },
 	};

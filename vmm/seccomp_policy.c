@@ -68,7 +68,7 @@ static const struct sc_rule base_rules[] = {
 	{ SCMP_SYS(write), .why = "diagnostics on stderr; eventfd signals (wake-ups, irqfd in tests)" },
 	{ SCMP_SYS(close), .why = "every thread closes the fds it owns" },
 	{ SCMP_SYS(getpid), .why = "glibc's raise and pthread_kill" },
-	{ SCMP_SYS(gettid), .why = "glibc's raise and pthread_kill; the keeper's thread ids" },
+	{ SCMP_SYS(gettid), .why = "glibc's raise and pthread_kill" },
 	/* The tgid is checked in seccomp.c (added with our pid): only our own threads. */
 	{ SCMP_SYS(clock_gettime), .why = "poll windows and timed waits (when the vDSO cannot answer)" },
 	{ SCMP_SYS(clock_nanosleep), .why = "usleep: fuse-mount's forget batching, lock-interrupt retries" },
@@ -167,10 +167,9 @@ static const struct sc_rule user_lookup_rules[] = {
 	{ SCMP_SYS(socket), EACCES, .why = "glibc asks nscd first: refused, it then reads /etc/passwd and /etc/group" },
 };
 
-/* A serving thread pinned to its CPU and in the keeper's care (fs_keeper.h). */
-static const struct sc_rule keeper_enter_rules[] = {
-	{ SCMP_SYS(sched_setaffinity), .why = "pin to the CPU the thread serves (and unpin for a lone phase)" },
-	{ SCMP_SYS(sched_setscheduler), .why = "back to the normal class from the idle one (fs_keeper_leave)" },
+/* A FUSE-over-io_uring queue thread serves its CPU's ring from that CPU. */
+static const struct sc_rule pinned_rules[] = {
+	{ SCMP_SYS(sched_setaffinity), .why = "pin to the CPU whose ring the thread serves" },
 };
 
 /* Threads that sleep on an fd: fs_wait.c's poll-then-sleep, the control loops. */
@@ -212,14 +211,6 @@ static const struct sc_rule lock_wait_rules[] = {
 	{ SCMP_SYS(capset), .why = "fs_caps_limit" },
 	{ SCMP_SYS(prctl), 0, 1, { PRCTL(PR_CAPBSET_DROP) }, "fs_caps_limit" },
 	{ SCMP_SYS(sendto), .why = "9p-serve: the reply goes out on the connection's socket" },
-};
-
-static const struct sc_rule keeper_rules[] = {
-	{ SCMP_SYS(sched_setscheduler), .why = "moves serving threads between the idle and normal classes" },
-	{ SCMP_SYS(pread64), .why = "each thread's run delay (/proc/thread-self/schedstat, opened by it)" },
-	{ SCMP_SYS(read), .why = "its wake-up eventfd" },
-	{ SCMP_SYS(poll), .why = "sleep a tick, or until a request" },
-	{ SCMP_SYS(ppoll), .why = "poll() where glibc maps it to ppoll" },
 };
 
 static const struct sc_rule console_rules[] = {
@@ -280,7 +271,6 @@ static const struct sc_rule fuse_mount_control_rules[] = {
 	{ SCMP_SYS(rt_sigtimedwait), .why = "sigwait: SIGINT/SIGTERM, or a reader ending" },
 	{ SCMP_SYS(umount2), .why = "SIGINT/SIGTERM take the mount down" },
 	{ SCMP_SYS(openat), .why = "after a lazy unmount: /sys/fs/fuse/connections/N/abort" },
-	{ SCMP_SYS(sched_setscheduler), .why = "fs_keeper_stop returns every thread to the normal class" },
 };
 
 static const struct sc_rule p9_serve_control_rules[] = {
@@ -300,13 +290,12 @@ static const struct sc_group sanitizer = GROUP("sanitizer runtime (SANITIZE=1/TS
 #endif
 static const struct sc_group server = GROUP("file-system servers", server_rules);
 static const struct sc_group user_lookup = GROUP("9p user lookup", user_lookup_rules);
-static const struct sc_group keeper_enter = GROUP("pinned serving thread", keeper_enter_rules);
+static const struct sc_group pinned = GROUP("pinned serving thread", pinned_rules);
 static const struct sc_group waits = GROUP("waits on fds", wait_rules);
 static const struct sc_group queue_setup = GROUP("starts and stops queue workers", queue_setup_rules);
 static const struct sc_group vcpu = GROUP("vcpu", vcpu_rules);
 static const struct sc_group queue = GROUP("queue", queue_rules);
 static const struct sc_group lock_wait = GROUP("lock-wait", lock_wait_rules);
-static const struct sc_group keeper = GROUP("keeper", keeper_rules);
 static const struct sc_group console = GROUP("console", console_rules);
 static const struct sc_group fuse_reader = GROUP("fuse-reader", fuse_reader_rules);
 static const struct sc_group fuse_uring = GROUP("fuse-uring", fuse_uring_rules);
@@ -323,10 +312,9 @@ static const struct sc_group *const role_groups[FS_ROLE_COUNT][8] = {
 	[FS_ROLE_VCPU] = { &base, &vcpu, &queue_setup, NULL },
 	[FS_ROLE_QUEUE] = { &base, &server, &user_lookup, &queue, NULL },
 	[FS_ROLE_LOCK_WAIT] = { &base, &lock_wait, NULL },
-	[FS_ROLE_KEEPER] = { &base, &keeper, NULL },
 	[FS_ROLE_CONSOLE] = { &base, &waits, &console, NULL },
-	[FS_ROLE_FUSE_READER] = { &base, &server, &keeper_enter, &waits, &fuse_reader, NULL },
-	[FS_ROLE_FUSE_URING] = { &base, &server, &keeper_enter, &fuse_uring, NULL },
+	[FS_ROLE_FUSE_READER] = { &base, &server, &waits, &fuse_reader, NULL },
+	[FS_ROLE_FUSE_URING] = { &base, &server, &pinned, &fuse_uring, NULL },
 	[FS_ROLE_P9_CONN] = { &base, &server, &user_lookup, &waits, &p9_conn, NULL },
 	[FS_ROLE_VHOST_USER] = { &base, &waits, &queue_setup, &vhost_user, NULL },
 };

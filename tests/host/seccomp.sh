@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # seccomp on the running commands: every thread of a serving
-# `stainless fuse-mount` (readers, keeper, a parked lock's waiter, the
+# `stainless fuse-mount` (readers, a parked lock's waiter, the
 # spawner, the main thread), `stainless 9p-serve` (with a client connected)
 # and `stainless run` (tiny guest, two vCPUs, console input on a pipe) shows
 # "Seccomp: 2" and at least one filter in /proc/PID/task/*/status, and the

@@ -132,7 +132,7 @@ static const struct { enum sc_command cmd; enum fs_role role; } every_role[] = {
 	{ SC_CMD_RUN, FS_ROLE_CONTROL }, { SC_CMD_FUSE_MOUNT, FS_ROLE_CONTROL },
 	{ SC_CMD_9P_SERVE, FS_ROLE_CONTROL }, { SC_CMD_VHOST_USER, FS_ROLE_CONTROL },
 	{ SC_CMD_RUN, FS_ROLE_VCPU }, { SC_CMD_RUN, FS_ROLE_QUEUE },
-	{ SC_CMD_RUN, FS_ROLE_LOCK_WAIT }, { SC_CMD_FUSE_MOUNT, FS_ROLE_KEEPER },
+	{ SC_CMD_RUN, FS_ROLE_LOCK_WAIT },
 	{ SC_CMD_RUN, FS_ROLE_CONSOLE }, { SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_READER },
 	{ SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_URING }, { SC_CMD_9P_SERVE, FS_ROLE_P9_CONN },
 	{ SC_CMD_VHOST_USER, FS_ROLE_VHOST_USER }, { SC_CMD_RUN, FS_ROLE_SPAWNER },
@@ -210,13 +210,6 @@ START_TEST(t_lock_wait)
 {
 	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_LOCK_WAIT, open_file);
 	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_LOCK_WAIT, uring_enter);
-}
-END_TEST
-
-START_TEST(t_keeper)
-{
-	EXPECT_SIGSYS(SC_CMD_FUSE_MOUNT, FS_ROLE_KEEPER, open_file);
-	EXPECT_SIGSYS(SC_CMD_FUSE_MOUNT, FS_ROLE_KEEPER, recv_call);
 }
 END_TEST
 
@@ -646,7 +639,6 @@ static Suite *seccomp_suite(void)
 	tcase_add_test(roles, t_vcpu);
 	tcase_add_test(roles, t_queue);
 	tcase_add_test(roles, t_lock_wait);
-	tcase_add_test(roles, t_keeper);
 	tcase_add_test(roles, t_console);
 	tcase_add_test(roles, t_fuse_reader);
 	tcase_add_test(roles, t_fuse_uring);
