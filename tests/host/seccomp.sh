@@ -25,6 +25,19 @@ fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 
 # confined PID WHAT NAMES...: every thread filtered, and one named each NAME.
+# wait_threads PID NAME...: until PID has a thread of each name (at most
+# 10 s): threads start when the server gets to them, and a loaded machine
+# takes its time, so no fixed sleep stands for "started".
+wait_threads() {
+	wpid=$1; shift
+	for name in "$@"; do
+		i=0
+		while ! grep -qx "$name" /proc/"$wpid"/task/*/comm 2>/dev/null && [ $i -lt 200 ]; do
+			sleep 0.05; i=$((i + 1))
+		done
+	done
+}
+
 confined() {
 	pid=$1 what=$2; shift 2
 	names=
@@ -70,7 +83,7 @@ i=0; while [ ! -S "$T/s" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 if command -v python3 >/dev/null; then
 	python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(3)' "$T/s" &
 	PIDS="$PIDS $!"
-	sleep 0.5
+	wait_threads $P9 9p-conn
 	confined $P9 "9p-serve with a client" stainless spawner 9p-conn
 else
 	confined $P9 "9p-serve" stainless spawner
@@ -94,7 +107,7 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && command -v flock >/dev/null; then
 	sleep 0.3
 	flock "$MNT/lockme" true &
 	PIDS="$PIDS $!"
-	sleep 0.5
+	wait_threads $FM fuse-r0 lock-wait
 	confined $FM "fuse-mount with a parked lock" stainless spawner fuse-r0 lock-wait
 	kill -TERM $FM; wait $FM; rc=$?
 	[ $rc -eq 0 ] || fail "fuse-mount under seccomp: SIGTERM exit $rc: $(cat "$T/fm.err")"
@@ -105,10 +118,13 @@ fi
 # --- run --------------------------------------------------------------------
 if [ -r /dev/kvm ] && [ -w /dev/kvm ] && tests/guests/build "$T" >/dev/null 2>&1; then
 	sleep 5 | "$STAINLESS" run --kernel "$T/spin.elf" --mem 64M --cpus 2 >"$T/spin.log" 2>"$T/run.err" &
-	sleep 1.5
-	VM=$(pgrep -n -f "run --kernel $T/spin.elf")
+	i=0
+	while ! VM=$(pgrep -n -f "run --kernel $T/spin.elf") && [ $i -lt 200 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
 	[ -n "$VM" ] || fail "run did not start: $(cat "$T/run.err")"
 	PIDS="$PIDS $VM"
+	wait_threads $VM vcpu0 vcpu1 console
 	confined $VM "run" stainless spawner vcpu0 vcpu1 console
 	kill -TERM $VM
 	wait
