@@ -23,6 +23,7 @@
 
 #include "devices/virtio_fs.h"
 #include "fs/fs_fdbudget.h"
+#include "fs/fs_thread.h"
 #include "transport/unix_listen.h"
 #include "transport/vhost_user_cli.h"
 #include "transport/vhost_user_dev.h"
@@ -55,7 +56,8 @@ static void log_to_syslog(void)
 		fprintf(stderr, PREFIX "--syslog: %s; logging to stderr\n", strerror(errno));
 		return;
 	}
-	openlog("stainless-vhost-user-fs", LOG_PID, LOG_USER);
+	/* Connected now, before any filter; glibc reconnects only after errors. */
+	openlog("stainless-vhost-user-fs", LOG_PID | LOG_NDELAY, LOG_USER);
 	setvbuf(f, NULL, _IOLBF, 0);
 	stderr = f;
 }
@@ -79,22 +81,20 @@ static void notes(const struct vu_fs_config *c)
 }
 
 /*
- * TODO(sandbox, seccomp): connect the process sandbox (namespaces,
- * pivot_root into the share, capabilities; the sandbox branch) and the
- * per-thread-role seccomp filters (the seccomp branch) here: the share,
- * the listening socket and the device exist, no frontend message has been
- * read yet. c->sandbox and c->seccomp are already parsed and checked.
+ * The share, the listening socket and the device exist and no frontend
+ * message has been read: from here this thread only serves the frontend,
+ * under the vhost-user role's filter (vmm/main.c built the filters from
+ * --seccomp before the command started; with none this installs nothing).
+ * TODO(sandbox): enter the process sandbox here, before the filter.
  */
 static int contain(const struct vu_fs_config *c)
 {
-	static const char *const sb[] = { "namespace", "chroot", "none" };
-	static const char *const sc[] = { "kill", "log", "trap", "none" };
+	int r = fs_thread_enter(FS_ROLE_VHOST_USER);
 
-	if ((c->sandbox != VU_SANDBOX_NONE || c->seccomp != VU_SECCOMP_NONE) &&
-	    c->log_level >= VU_LOG_WARN)
-		fprintf(stderr, PREFIX "note: --sandbox %s --seccomp %s: not applied yet "
-			"(the process sandbox is not in this build)\n", sb[c->sandbox], sc[c->seccomp]);
-	return 0;
+	(void)c;
+	if (r < 0)
+		fprintf(stderr, PREFIX "seccomp: %s\n", strerror(-r));
+	return r;
 }
 
 static int open_listener(const struct vu_fs_config *c)

@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 {
 	static const struct { const char *name; enum sc_command cmd; } confined[] = {
 		{ "run", SC_CMD_RUN }, { "fuse-mount", SC_CMD_FUSE_MOUNT },
-		{ "9p-serve", SC_CMD_9P_SERVE },
+		{ "9p-serve", SC_CMD_9P_SERVE }, { "vhost-user-fs", SC_CMD_VHOST_USER },
 	};
 
 	if (argc < 2) {

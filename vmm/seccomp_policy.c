@@ -242,6 +242,16 @@ static const struct sc_rule vhost_user_rules[] = {
 	{ SCMP_SYS(accept4), .why = "the front end (re)connects" },
 	{ SCMP_SYS(fstat), .why = "size of a memory region's fd" },
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(FIONBIO) }, "non-blocking fds handed over" },
+	{ SCMP_SYS(recvfrom), .why = "recv(): a message's body after its header" },
+	{ SCMP_SYS(newfstatat), .why = "fstat() of a memory region's fd (glibc's fstat)" },
+	{ SCMP_SYS(readlink), .why = "/proc/self/fd/N: is a kick/call fd an eventfd (vu_is_eventfd)" },
+	{ SCMP_SYS(unlink), .why = "the socket's path once the frontend is connected (as virtiofsd)" },
+	{ SCMP_SYS(unlinkat), .why = "unlink on newer glibc" },
+	/* --syslog: connected at start (LOG_NDELAY); glibc reconnects after an error. */
+	{ SCMP_SYS(socket), 0, 1, { ARG_EQ(0, AF_UNIX) }, "--syslog: /dev/log again after an error" },
+	{ SCMP_SYS(connect), .why = "--syslog: ... and connect to it" },
+	{ SCMP_SYS(sendto), .why = "--syslog: a log line" },
+	{ SCMP_SYS(rt_sigaction), .why = "--syslog: glibc's syslog guards its send against SIGPIPE" },
 };
 
 static const struct sc_rule spawner_rules[] = {

@@ -3,7 +3,8 @@
 # seccomp on the running commands: every thread of a serving
 # `stainless fuse-mount` (readers, a parked lock's waiter, the
 # spawner, the main thread), `stainless 9p-serve` (with a client connected)
-# and `stainless run` (tiny guest, two vCPUs, console input on a pipe) shows
+# and `stainless run` (tiny guest, two vCPUs, console input on a pipe) and
+# `stainless vhost-user-fs` (with a frontend reading) shows
 # "Seccomp: 2" and at least one filter in /proc/PID/task/*/status, and the
 # roles expected are there by thread name. --seccomp none leaves them
 # unfiltered with one warning line; --print-seccomp ROLE prints the rules
@@ -130,6 +131,27 @@ if [ -r /dev/kvm ] && [ -w /dev/kvm ] && tests/guests/build "$T" >/dev/null 2>&1
 	wait
 else
 	echo "note: run part skipped (no usable /dev/kvm or no tiny guests)"
+fi
+
+# --- vhost-user-fs, with a frontend driving it --------------------------------
+ROOT=$(pwd)
+if ${CC:-cc} -O2 -D_GNU_SOURCE -I"$ROOT" -o "$T/vu_load" "$ROOT/bench/vu_load.c" \
+	"$ROOT/tests/vhost/vu_frontend.c" "$ROOT/tests/vhost/vu_fuse.c" -lpthread 2>"$T/cc.err"; then
+	mkdir -p "$T/vshare"
+	dd if=/dev/zero of="$T/vshare/f" bs=64k count=4 2>/dev/null
+	"$STAINLESS" vhost-user-fs --socket-path "$T/vs" --shared-dir "$T/vshare" 2>"$T/vu.err" &
+	VU=$!
+	PIDS="$PIDS $VU"
+	i=0; while [ ! -S "$T/vs" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	"$T/vu_load" --socket "$T/vs" --op read4k --qd 4 --seconds 4 --file f >"$T/vu_load.out" 2>&1 &
+	LOAD=$!
+	wait_threads $VU virtio-fs/q1
+	confined $VU "vhost-user-fs with a frontend reading" stainless spawner virtio-fs/q1
+	wait $LOAD || fail "vhost-user-fs under seccomp: the frontend failed: $(tail -n 2 "$T/vu_load.out")"
+	wait $VU; rc=$?
+	[ $rc -eq 0 ] || fail "vhost-user-fs under seccomp: exit $rc when its frontend left: $(cat "$T/vu.err")"
+else
+	echo "note: vhost-user-fs part skipped (cannot build the frontend: $(head -n 1 "$T/cc.err"))"
 fi
 
 # --- --seccomp none -----------------------------------------------------------
