@@ -58,7 +58,8 @@ UNIT_TESTS :=
 BENCHES    :=
 FUZZ_TARGETS  :=
 FUZZ_LIB_SRCS :=
-include vmm/build.mk mmio/build.mk transport/build.mk devices/build.mk fs/build.mk bench/build.mk
+include vmm/build.mk mmio/build.mk transport/build.mk devices/build.mk sandbox/build.mk fs/build.mk \
+        bench/build.mk
 include tests/fuzz/build.mk
 
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
