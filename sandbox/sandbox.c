@@ -137,9 +137,24 @@ static int init_main(struct sandbox *sb, int syncfd, const sigset_t *old)
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		_exit(sandbox_fail(sb, 1, "cannot make the mounts private: %s", strerror(errno)));
 	(void)sethostname("stainless", 9);
+	/*
+	 * init must not hold the old tree once the server pivots away from it:
+	 * pivot_root moves a cwd only if it is the old root itself, and a cwd
+	 * deeper in would keep the host's mounts copied into this namespace
+	 * alive (without root they cannot be detached one by one: they are
+	 * locked), a FUSE mount among them. The server gets the cwd back.
+	 */
+	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (chdir("/") < 0)
+		_exit(sandbox_fail(sb, 1, "chdir /: %s", strerror(errno)));
 	server = fork();
 	if (server == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (cwd >= 0 && fchdir(cwd) < 0)
+			return sandbox_fail(sb, -errno, "cannot return to the working directory: %s",
+					    strerror(errno));
+		if (cwd >= 0)
+			close(cwd);
 		sigprocmask(SIG_SETMASK, old, NULL);
 		return 0;
 	}

@@ -13,6 +13,7 @@
 set -u
 : "${STAINLESS:=$(pwd)/build/stainless}"
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/server_pid.inc"
 URING_PARAM=/sys/module/fuse/parameters/enable_uring
 
 if [ -z "${FUSE_CHANNEL:-}" ]; then
@@ -85,7 +86,7 @@ for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
 grep -q " $MNT " /proc/mounts || { echo "mount did not appear"; exit 1; }
 # The rings are set up after INIT, which the first access completes.
 ls "$MNT" >/dev/null
-rings() { ls -l /proc/"$PID"/fd 2>/dev/null | grep -c 'io_uring'; }
+rings() { ls -l /proc/"$(server_pid "$PID")"/fd 2>/dev/null | grep -c 'io_uring'; }
 cpus=$(awk -F- '{print $NF + 1}' /sys/devices/system/cpu/possible)
 if [ "$FUSE_CHANNEL" = uring ]; then
 	check "one io_uring per possible CPU ($cpus)" [ "$(rings)" -eq "$cpus" ]
@@ -106,7 +107,7 @@ single) SERVERS=fuse-r nservers=1 ;;
 *)      SERVERS=fuse-r nservers=$(nproc) ;;
 esac
 qpolicies() { # scheduling policy of each serving thread (0 normal, 5 idle)
-	for t in /proc/"$PID"/task/*; do
+	for t in /proc/"$(server_pid "$PID")"/task/*; do
 		case $(cat "$t/comm" 2>/dev/null) in $SERVERS*) awk '{ print $41 }' "$t/stat" ;; esac
 	done
 }
@@ -143,7 +144,7 @@ fi
 # (transport/fuse_handover.h) Reader 0 leaves its CPU and serves alone while the
 # others wait on a futex; 20 ms after the traffic stops it is pinned again.
 handover_state() { # one line per reader: name, allowed CPUs, wait channel
-	for t in /proc/"$PID"/task/*; do
+	for t in /proc/"$(server_pid "$PID")"/task/*; do
 		case $(cat "$t/comm" 2>/dev/null) in fuse-r*)
 			echo "$(cat "$t/comm") $(awk '/^Cpus_allowed_list/ { print $2 }' "$t/status") $(cat "$t/wchan")"
 		esac
@@ -156,7 +157,7 @@ elif [ "$nservers" -lt 2 ]; then
 elif ! command -v fio >/dev/null; then
 	echo "SKIP handover: fio missing (scripts/deps installs it)"
 else
-	all=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/"$PID"/status)
+	all=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/"$(server_pid "$PID")"/status)
 	fio --name=handover --directory="$MNT" --rw=randwrite --ioengine=libaio --iodepth=16 \
 		--direct=1 --bs=4k --size=16M --runtime=3 --time_based >"$T/fio.out" 2>&1 &
 	FIO=$!
