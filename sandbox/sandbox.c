@@ -239,7 +239,7 @@ int sandbox_enter(struct sandbox *sb, int *exit_code)
 	return enter_namespaces(sb, exit_code);
 }
 
-static int add_bind(struct sandbox *sb, const char *path, bool readonly, bool device)
+static int add_bind(struct sandbox *sb, const char *path, bool readonly, bool device, bool file)
 {
 	char *real = realpath(path, NULL);
 
@@ -258,7 +258,7 @@ static int add_bind(struct sandbox *sb, const char *path, bool readonly, bool de
 		return sandbox_fail(sb, -ENOSPC, "too many shares");
 	}
 	sb->binds[sb->nbinds++] = (struct sandbox_bind){
-		.path = real, .orig = path, .readonly = readonly, .device = device,
+		.path = real, .orig = path, .readonly = readonly, .device = device, .file = file,
 	};
 	return 0;
 }
@@ -268,16 +268,30 @@ int sandbox_add_share(struct sandbox *sb, const char *path, bool readonly)
 	unsigned shares = 0;
 
 	for (unsigned i = 0; i < sb->nbinds; i++)
-		shares += !sb->binds[i].device;
+		shares += !sb->binds[i].file;
 	if (sb->opts.mode == SANDBOX_CHROOT && shares == 1)
 		return sandbox_fail(sb, -EINVAL, "--sandbox chroot serves one share "
 				    "(use --sandbox namespace for more)");
-	return add_bind(sb, path, readonly, false);
+	return add_bind(sb, path, readonly, false, false);
 }
 
 int sandbox_add_device(struct sandbox *sb, const char *path)
 {
-	return add_bind(sb, path, false, true);
+	return add_bind(sb, path, false, true, true);
+}
+
+int sandbox_add_user_db(struct sandbox *sb)
+{
+	static const char *const db[] = { "/etc/passwd", "/etc/group", "/etc/nsswitch.conf" };
+
+	for (size_t i = 0; i < sizeof(db) / sizeof(db[0]); i++) {
+		int r;
+		if (access(db[i], R_OK) < 0)
+			continue;
+		if ((r = add_bind(sb, db[i], true, false, true)) < 0)
+			return r;
+	}
+	return 0;
 }
 
 int sandbox_lockdown(struct sandbox *sb)

@@ -87,6 +87,7 @@ struct sandbox_bind {
 	const char *orig;       /* as the command named it */
 	bool readonly;
 	bool device;            /* a device node: not nodev */
+	bool file;              /* a file (a device node, or a user database) */
 };
 
 struct sandbox {
@@ -124,6 +125,13 @@ int sandbox_enter(struct sandbox *sb, int *exit_code);
  */
 int sandbox_add_share(struct sandbox *sb, const char *path, bool readonly);
 int sandbox_add_device(struct sandbox *sb, const char *path);
+
+/*
+ * The host's user database, read-only (/etc/passwd, /etc/group and
+ * /etc/nsswitch.conf where they exist): the 9p server looks a client's
+ * groups up there (getgrouplist). 0 or -errno.
+ */
+int sandbox_add_user_db(struct sandbox *sb);
 
 /* See the top. 0, or -errno after printing one line saying why. */
 int sandbox_lockdown(struct sandbox *sb);

@@ -35,7 +35,7 @@ static const char *const staging[] = { "/tmp", "/mnt", "/run" };
 
 static int bind_tree(const struct sandbox_bind *b)
 {
-	unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (b->device ? 0 : AT_RECURSIVE);
+	unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (b->file ? 0 : AT_RECURSIVE);
 	struct mount_attr attr = {
 		/* A device node keeps dev (it is one); nothing here runs programs. */
 		.attr_set = MOUNT_ATTR_NOSUID | (b->device ? MOUNT_ATTR_NOEXEC : MOUNT_ATTR_NODEV) |
@@ -45,7 +45,7 @@ static int bind_tree(const struct sandbox_bind *b)
 
 	if (fd < 0)
 		return -errno;
-	if (mount_setattr(fd, "", AT_EMPTY_PATH | (b->device ? 0 : AT_RECURSIVE),
+	if (mount_setattr(fd, "", AT_EMPTY_PATH | (b->file ? 0 : AT_RECURSIVE),
 			  &attr, sizeof(attr)) < 0) {
 		int r = -errno;
 		close(fd);
@@ -102,7 +102,7 @@ static int place_binds(struct sandbox *sb, const char *root, const int *fds)
 
 		if (strcmp(b->path, "/") == 0)
 			return sandbox_fail(sb, -EINVAL, "sharing / itself: use --sandbox none");
-		r = make_dirs(root, b->path, b->device);
+		r = make_dirs(root, b->path, b->file);
 		snprintf(target, sizeof(target), "%s%s", root, b->path);
 		if (r == 0 && move_mount(fds[i], "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 			r = -errno;
@@ -202,8 +202,8 @@ int sandbox_chroot(struct sandbox *sb)
 	if (r < 0)
 		return sandbox_fail(sb, r, "/proc/self/fd: %s", strerror(-r));
 	for (unsigned i = 0; i < sb->nbinds; i++) {
-		if (sb->binds[i].device)
-			continue;
+		if (sb->binds[i].file)
+			continue; /* out of reach in chroot mode */
 		if (chroot(sb->binds[i].path) < 0 || chdir("/") < 0)
 			return sandbox_fail(sb, -errno, "chroot %s: %s", sb->binds[i].path,
 					    strerror(errno));

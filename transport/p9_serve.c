@@ -548,6 +548,7 @@ int p9_serve_main(int argc, char **argv)
 	if (err)
 		return err > 0 ? c : 1;
 	if ((err = sandbox_add_share(&sb, dir, opts.readonly)) < 0 ||
+	    (err = sandbox_add_user_db(&sb)) < 0 ||
 	    (err = sandbox_lockdown(&sb)) < 0) {
 		close(lfd);
 		if (sb.opts.mode == SANDBOX_NONE)

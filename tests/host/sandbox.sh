@@ -106,8 +106,12 @@ for i in $(seq 50); do [ -S "$T/s.sock" ] && break; sleep 0.1; done
 check "9p-serve: the socket where asked, 0600" [ "$(stat -c %a "$T/s.sock" 2>/dev/null)" = 600 ]
 SP=$(server_pid "$PID")
 common 9p-serve
-EXTRA= expect_root "$SP" "$RO" && ok "9p-serve: root holds the share and /proc" ||
-	bad "9p-serve: root holds the share and /proc"
+# The 9p server looks a client's groups up in the host's user database.
+USERDB=/etc
+for f in /etc/passwd /etc/group /etc/nsswitch.conf; do [ -r $f ] && USERDB="$USERDB $f"; done
+EXTRA=$USERDB expect_root "$SP" "$RO" && ok "9p-serve: root holds the share, the user database, /proc" ||
+	bad "9p-serve: root holds the share, the user database, /proc"
+check "9p-serve: the user database is read-only" sh -c "! echo >>/proc/$SP/root/etc/group"
 case $(mount_opts "$SP" "$RO") in
 ro,*) ok "9p-serve: a read-only share is mounted read-only" ;;
 *) bad "9p-serve: a read-only share is mounted read-only ($(mount_opts "$SP" "$RO"))" ;;
