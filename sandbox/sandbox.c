@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "fs/creds.h"
+#include "fs/fs_fdbudget.h"
 #include "sandbox/sandbox_int.h"
 
 int sandbox_fail(const struct sandbox *sb, int err, const char *fmt, ...)
@@ -298,6 +299,10 @@ int sandbox_lockdown(struct sandbox *sb)
 {
 	int r = 0;
 
+	if (sb->opts.mode == SANDBOX_NONE)
+		return 0;
+	/* While /proc/sys/fs/nr_open is in reach (sandbox_creds.c fixes it). */
+	fs_fd_raise_nofile();
 	switch (sb->opts.mode) {
 	case SANDBOX_NONE:
 		return 0;

@@ -13,7 +13,6 @@
 #include <sys/resource.h>
 
 #include "fs/creds.h"
-#include "fs/fs_fdbudget.h"
 #include "sandbox/sandbox_int.h"
 
 #define SANDBOX_CAPS_EXTRA (1ull << CAP_SYS_NICE)
@@ -25,9 +24,8 @@ static int limits(struct sandbox *sb)
 	/*
 	 * RLIMIT_NOFILE as high as the fd budget will use, then fixed there:
 	 * the budget is read from it once, and a server that could raise it
-	 * later would only outgrow the budget.
+	 * later would only outgrow the budget. (Raised by sandbox_lockdown.)
 	 */
-	fs_fd_raise_nofile();
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return sandbox_fail(sb, -errno, "RLIMIT_NOFILE: %s", strerror(errno));
 	rl.rlim_max = rl.rlim_cur;

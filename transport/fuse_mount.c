@@ -4,7 +4,9 @@
  * host's own /dev/fuse, so the real kernel FUSE client (and every tool on
  * the host) can exercise exactly the code a guest talks to.
  *
- * mount(2) directly (we run as root; no fusermount), then reader threads,
+ * The mount at MOUNTPOINT is made (mount(2) as root, else fusermount3)
+ * and taken down in transport/fuse_mountpoint.c, outside the sandbox;
+ * then reader threads,
  * one per CPU (below), each on its own /dev/fuse fd (FUSE_DEV_IOC_CLONE
  * gives each an fd on the same connection). Each request is read into a
  * buffer, handled inline and the reply written with one write(2). A parked
