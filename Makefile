@@ -58,7 +58,8 @@ UNIT_TESTS :=
 BENCHES    :=
 FUZZ_TARGETS  :=
 FUZZ_LIB_SRCS :=
-include vmm/build.mk mmio/build.mk transport/build.mk devices/build.mk fs/build.mk bench/build.mk
+include vmm/build.mk mmio/build.mk transport/build.mk devices/build.mk sandbox/build.mk fs/build.mk \
+        bench/build.mk
 include tests/fuzz/build.mk
 
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
@@ -67,7 +68,8 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(O)/tests/unit/%)
 BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-seeds
-.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p bench-vhost bench-guest
+.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p bench-vhost bench-guest \
+        bench-sandbox
 all: $(O)/stainless
 
 $(O)/%.o: %.c
@@ -143,6 +145,10 @@ bench-9p: $(O)/stainless $(O)/bench/p9_load
 # virtiofsd with a pool of 64 and with none) under bench/vu_load.
 bench-vhost: $(O)/stainless $(O)/bench/vu_load
 	$(Q)O=$(O) bench/vhost_bench.sh
+
+# The process sandbox's cost: with vs without, interleaved (issue 14).
+bench-sandbox: all $(O)/bench/fuse_meta $(O)/bench/p9_load
+	$(Q)O=$(O) bench/sandbox_bench.sh
 
 # In-guest fio over virtio-fs, DAX and 9p beside QEMU microvm's 9p and
 # virtiofsd (nested test host where needed).

@@ -30,6 +30,7 @@
 # A benchmark prints figures; it judges nothing and never fails on them.
 set -u
 cd "$(dirname "$0")/.."
+. tests/host/server_pid.inc
 O=${O:-build}
 STAINLESS=${STAINLESS:-$O/stainless}
 META=${META:-$O/bench/fuse_meta}
@@ -147,7 +148,8 @@ echo "fuse_bench: $ROUNDS rounds x 8 fio jobs x $(echo $BACKENDS | wc -w) backen
 HZ=$(getconf CLK_TCK)
 cpu_ticks() { # utime+stime of a server, 0 for tmpfs (no server)
 	local p=${PID[$1]:-}
-	[ -n "$p" ] && awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0
+	# The sandboxed server, not its supervisor (tests/host/server_pid.inc).
+	[ -n "$p" ] && awk '{ print $14 + $15 }' "/proc/$(server_pid "$p")/stat" 2>/dev/null || echo 0
 }
 
 rotate() { # prints the backends starting at position $1

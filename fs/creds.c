@@ -14,8 +14,13 @@ int fs_creds_set(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups)
 {
 	if (geteuid() != 0)
 		return 0;
-	/* Groups first, while fsuid is still 0 and we may change them. */
-	if (syscall(SYS_setgroups, ngroups, groups) < 0)
+	/*
+	 * Groups first, while fsuid is still 0 and we may change them. EPERM
+	 * with CAP_SETGID held means a user namespace whose setgroups is
+	 * denied (rootless, the one self-mapping: sandbox_idmap.c): the thread
+	 * keeps the groups it has, which are the user's own.
+	 */
+	if (syscall(SYS_setgroups, ngroups, groups) < 0 && errno != EPERM)
 		return -errno;
 	setfsgid(gid);
 	if ((gid_t)setfsgid((gid_t)-1) != gid)
@@ -37,6 +42,11 @@ void fs_creds_reset(void)
 
 int fs_caps_limit(void)
 {
+	return fs_caps_limit_to(FS_CAPS_KEEP);
+}
+
+int fs_caps_limit_to(uint64_t keep_mask)
+{
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
 
@@ -49,13 +59,13 @@ int fs_caps_limit(void)
 	 * EINVAL (past the kernel's last capability).
 	 */
 	for (int cap = 0; cap < 64; cap++) {
-		if (FS_CAPS_KEEP & (1ull << cap))
+		if (keep_mask & (1ull << cap))
 			continue;
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
 			break;
 	}
 	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
-		uint32_t keep = (uint32_t)(FS_CAPS_KEEP >> (32 * i));
+		uint32_t keep = (uint32_t)(keep_mask >> (32 * i));
 
 		d[i].effective &= keep;
 		d[i].permitted &= keep;

@@ -8,6 +8,7 @@
 
 #include <linux/capability.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -45,6 +46,13 @@ void fs_creds_reset(void);
  * can always be set. 0 or -errno.
  */
 int fs_caps_limit(void);
+
+/*
+ * fs_caps_limit() to another mask: the sandbox's whole-process limit,
+ * FS_CAPS_KEEP and what threads other than the serving ones still need
+ * (sandbox_creds.c), which each serving thread then drops itself.
+ */
+int fs_caps_limit_to(uint64_t keep_mask);
 
 /*
  * fs_caps_limit() at a serving thread's first request, for the servers'

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <linux/openat2.h>
@@ -66,6 +67,30 @@ int fs_reopen(int proc_fd, int pfd, int flags)
 		return -EISDIR;
 	snprintf(num, sizeof(num), "%d", pfd);
 	fd = openat(proc_fd, num, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int fs_proc_self_fd(void)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static int fd = -1;
+	int r;
+
+	pthread_mutex_lock(&mu);
+	if (fd < 0)
+		fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	r = fd < 0 ? -errno : fd;
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+int fs_proc_self_fd_dup(void)
+{
+	int fd = fs_proc_self_fd();
+
+	if (fd < 0)
+		return fd;
+	fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	return fd < 0 ? -errno : fd;
 }
 

@@ -47,6 +47,16 @@ int fs_openable(const struct stat *st);
 int fs_reopen(int proc_fd, int pfd, int flags);
 
 /*
+ * The process's O_PATH fd of /proc/self/fd, opened at the first call and
+ * kept: the sandbox makes that call once its /proc is in place (or before
+ * /proc goes out of reach, in chroot mode), and every server then reopens
+ * through that fd, not through the path. An fd (never to be closed) or
+ * -errno; fs_proc_self_fd_dup() gives a server its own copy to close.
+ */
+int fs_proc_self_fd(void);
+int fs_proc_self_fd_dup(void);
+
+/*
  * CREATE and Tlcreate: makes name beneath dirfd with O_EXCL first; when
  * it exists and the client did not ask for O_EXCL, opens the existing
  * entry through an O_PATH fd and fs_reopen(), so only a regular file (or

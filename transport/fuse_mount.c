@@ -4,8 +4,9 @@
  * host's own /dev/fuse, so the real kernel FUSE client (and every tool on
  * the host) can exercise exactly the code a guest talks to.
  *
- * mount(2) directly (we run as root; no fusermount), then MOUNT_READERS
- * reader threads (below), each on its own /dev/fuse fd (FUSE_DEV_IOC_CLONE
+ * The mount at MOUNTPOINT is made (mount(2) as root, else fusermount3)
+ * and taken down in transport/fuse_mountpoint.c, outside the sandbox;
+ * then MOUNT_READERS reader threads (below), each on its own /dev/fuse fd (FUSE_DEV_IOC_CLONE
  * gives each an fd on the same connection). Each request is read into a
  * buffer, handled inline and the reply written with one write(2). A parked
  * request (SETLKW) keeps its buffers and the reader takes fresh ones. With
@@ -34,8 +35,10 @@
 #include "fs/fs_fdbudget.h"
 #include "fs/fs_options.h"
 #include "fs/fuse/fuse_server.h"
+#include "transport/fuse_mountpoint.h"
 #include "transport/fuse_uring.h"
 #include "fs/fs_thread.h"
+#include "sandbox/sandbox.h"
 
 /*
  * Readers: MOUNT_READERS threads, each blocking in read(2) on its own
@@ -170,16 +173,44 @@ static int usage(const char *why, const char *what)
 	return 2;
 }
 
-static int parse_args(int argc, char **argv, struct fs_options *o,
+/* --sandbox, --uid-map...: 1 when a is one (taken or refused: *r), else 0. */
+static int sandbox_arg(struct sandbox_opts *sbo, int argc, char **argv, int *i, int *r)
+{
+	const char *a = argv[*i], *eq, *val = NULL;
+	char name[32], why[160];
+
+	if (strncmp(a, "--", 2) != 0)
+		return 0;
+	eq = strchr(a, '=');
+	snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2), a + 2);
+	if (eq)
+		val = eq + 1;
+	else if (sandbox_opt_has_value(name) && *i + 1 < argc)
+		val = argv[++*i];
+	int t = sandbox_opt(sbo, name, val, why, sizeof(why));
+	if (t == 1) {
+		if (!eq && val)
+			--*i;
+		return 0;
+	}
+	*r = t < 0 ? usage(why, NULL) : 0;
+	return 1;
+}
+
+static int parse_args(int argc, char **argv, struct fs_options *o, struct sandbox_opts *sbo,
 		      const char **dir, const char **mnt, bool *uring)
 {
 	const char *pos[2];
-	int npos = 0;
+	int npos = 0, r;
 
 	fs_options_default(o);
+	sandbox_opts_init(sbo);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--cache") == 0) {
+		if (sandbox_arg(sbo, argc, argv, &i, &r)) {
+			if (r)
+				return r;
+		} else if (strcmp(a, "--cache") == 0) {
 			if (++i >= argc)
 				return usage("--cache needs a value (never, auto, always)", NULL);
 			if (fs_parse_cache(argv[i], &o->cache))
@@ -216,7 +247,7 @@ static int parse_args(int argc, char **argv, struct fs_options *o,
 	if (npos < 2)
 		return usage("usage: stainless fuse-mount DIR MOUNTPOINT "
 			     "[--cache never|auto|always] [--readonly] [--xattr] [--xattr-map] [--writeback] "
-			     "[--devices] [--uring]",
+			     "[--devices] [--uring] " SANDBOX_USAGE,
 			     NULL);
 	*dir = pos[0];
 	*mnt = pos[1];
@@ -239,20 +270,6 @@ static int check_dir(const char *what, const char *path)
 	return 0;
 }
 
-/* After a lazy unmount, abort the connection so busy files cannot hold us. */
-static void abort_conn(dev_t dev)
-{
-	char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort", minor(dev));
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)!write(fd, "1", 1);
-		close(fd);
-	}
-}
-
 /* Reader i > 0 gets its own fd on the connection: -1 when the kernel says no. */
 static int clone_fd(int fd)
 {
@@ -266,12 +283,12 @@ static int clone_fd(int fd)
 	return rfd;
 }
 
-static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char *mnt)
+/* mp NULL: the mount is the sandbox supervisor's to take down, not ours. */
+static int serve(struct fuse_server *srv, struct channel *ch, int fd, struct fuse_mountpoint *mp)
 {
 	struct reader rd[MOUNT_READERS];
 	/* With the rings serving, /dev/fuse carries only FORGET and INTERRUPT. */
 	unsigned want = ch->want_uring ? 1 : MOUNT_READERS, n = 0;
-	struct stat st;
 	sigset_t set;
 	int sig = 0;
 
@@ -294,18 +311,14 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char
 		}
 		n++;
 	}
-	if (stat(mnt, &st) < 0)
-		st.st_dev = 0;
 	/* From here on this thread only waits, unmounts and joins. */
 	int r = n ? fs_thread_enter(FS_ROLE_CONTROL) : 0;
 	if (r < 0)
 		fprintf(stderr, "stainless: fuse-mount: seccomp: %s\n", strerror(-r));
 	if (n == 0 || r < 0 || sigwait(&set, &sig) != 0)
 		sig = SIGTERM; /* nobody serves: take the mount down */
-	if (sig == SIGINT || sig == SIGTERM) {
-		if (umount2(mnt, 0) < 0 && umount2(mnt, MNT_DETACH) == 0 && st.st_dev)
-			abort_conn(st.st_dev);
-	}
+	if ((sig == SIGINT || sig == SIGTERM) && mp)
+		fuse_mountpoint_close(mp);
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(rd[i].thread, NULL);
 		if (rd[i].fd != fd)
@@ -315,48 +328,67 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, const char
 	return n ? 0 : 1;
 }
 
+/* In the sandbox's supervisor (sandbox.h): the mount is taken down here. */
+static bool supervisor_stop(void *ctx, int sig)
+{
+	fuse_mountpoint_close(ctx);
+	return false; /* the server ends by itself when its reads fail (ENODEV) */
+}
+
+static void supervisor_ended(void *ctx)
+{
+	fuse_mountpoint_close(ctx); /* a server that died left its mount */
+}
+
 int fuse_mount_main(int argc, char **argv)
 {
 	struct fuse_server *srv;
 	struct fs_options o;
 	struct channel ch = { 0 };
+	struct fuse_mountpoint mp;
+	struct sandbox_opts sbo;
+	struct sandbox sb;
 	bool uring = false;
 	const char *dir = NULL, *mnt = NULL;
-	char opts[256];
-	int fd, r;
+	int fd, r, code;
 
-	r = parse_args(argc, argv, &o, &dir, &mnt, &uring);
+	r = parse_args(argc, argv, &o, &sbo, &dir, &mnt, &uring);
 	if (r || (r = check_dir("share", dir)) || (r = check_dir("mount point", mnt)))
 		return r;
-	fs_fd_raise_nofile(); /* before the budget is first read; best effort */
 	ch.want_uring = uring && fuse_uring_enabled();
 	if (uring && !ch.want_uring)
 		fprintf(stderr, "stainless: fuse-mount: --uring: this kernel does not offer FUSE "
 			"over io_uring (fuse module parameter enable_uring); serving through "
 			"/dev/fuse\n");
-	r = fuse_server_create_params(&srv, dir, &o,
-				      &(struct fuse_server_params){ .io_uring = ch.want_uring });
+	(void)fuse_uring_queues(); /* read from /sys now, while /sys is there */
+	/* The mount in the host's namespace, before the sandbox's fork. */
+	fd = fuse_mountpoint_open(&mp, mnt, FUSE_SERVER_MAX_WRITE);
+	if (fd < 0)
+		return 1;
+	sandbox_init(&sb, "fuse-mount", &sbo);
+	sb.host_ids = true;
+	sb.hooks = (struct sandbox_hooks){ .stop = supervisor_stop, .ended = supervisor_ended,
+					   .ctx = &mp };
+	r = sandbox_enter(&sb, &code);
+	if (r > 0)
+		return code;
+	if (r == 0 && (r = sandbox_add_share(&sb, dir, o.readonly)) == 0 &&
+	    (r = sandbox_add_device(&sb, "/dev/fuse")) == 0)
+		r = sandbox_lockdown(&sb);
+	fs_fd_raise_nofile(); /* before the budget is first read; best effort */
+	if (r == 0) {
+		r = fuse_server_create_params(&srv, sandbox_path(&sb, dir), &o,
+					      &(struct fuse_server_params){ .io_uring = ch.want_uring });
+		if (r)
+			fprintf(stderr, "stainless: fuse-mount: %s: %s\n", dir, strerror(-r));
+	}
 	if (r) {
-		fprintf(stderr, "stainless: fuse-mount: %s: %s\n", dir, strerror(-r));
-		return 1;
-	}
-	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "stainless: fuse-mount: /dev/fuse: %s\n", strerror(errno));
-		fuse_server_destroy(srv);
-		return 1;
-	}
-	snprintf(opts, sizeof(opts),
-		 "fd=%d,rootmode=40000,user_id=%u,group_id=%u,allow_other,"
-		 "default_permissions,max_read=%u",
-		 fd, getuid(), getgid(), FUSE_SERVER_MAX_WRITE);
-	if (mount("stainless", mnt, "fuse.stainless", MS_NOSUID | MS_NODEV, opts) < 0) {
-		fprintf(stderr, "stainless: fuse-mount: mount %s: %s\n", mnt, strerror(errno));
+		if (sb.opts.mode != SANDBOX_NAMESPACE)
+			fuse_mountpoint_close(&mp);
 		close(fd);
-		fuse_server_destroy(srv);
 		return 1;
 	}
-	r = serve(srv, &ch, fd, mnt);
+	r = serve(srv, &ch, fd, sb.opts.mode == SANDBOX_NAMESPACE ? NULL : &mp);
 	close(fd);
 	fuse_server_destroy(srv);
 	fuse_uring_free(ch.uring);  /* after parked requests got their answers */

@@ -105,8 +105,7 @@ bool fuse_uring_enabled(void)
 	return c == 'Y' || c == '1';
 }
 
-/* The kernel has a queue for every possible CPU: "0-N" or a list. */
-static unsigned possible_cpus(void)
+static unsigned read_possible_cpus(void)
 {
 	char buf[256];
 	unsigned last = 0;
@@ -127,6 +126,27 @@ static unsigned possible_cpus(void)
 		p = end + (*end == '-' || *end == ',');
 	}
 	return last + 1;
+}
+
+/*
+ * The kernel has a queue for every possible CPU: "0-N" or a list. Read
+ * once and kept: fuse-mount asks before its sandbox hides /sys.
+ */
+static unsigned possible_cpus(void)
+{
+	static _Atomic unsigned known;
+	unsigned n = atomic_load(&known);
+
+	if (!n) {
+		n = read_possible_cpus();
+		atomic_store(&known, n);
+	}
+	return n;
+}
+
+unsigned fuse_uring_queues(void)
+{
+	return possible_cpus();
 }
 
 /* The SQ holds every entry plus the wake read; submit if it ever fills. */

@@ -34,6 +34,13 @@ struct fuse_uring;
 bool fuse_uring_enabled(void);
 
 /*
+ * How many queues the kernel gives a connection: one per possible CPU
+ * (/sys/devices/system/cpu/possible), read once and kept, so fuse-mount
+ * asks before its sandbox hides /sys.
+ */
+unsigned fuse_uring_queues(void);
+
+/*
  * Registers the entries of every queue on dev_fd (the mount's /dev/fuse,
  * after INIT accepted FUSE_OVER_IO_URING) and starts their threads.
  * Returns 0 or -errno (nothing started: /dev/fuse keeps serving).

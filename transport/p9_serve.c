@@ -43,6 +43,7 @@
 #include "fs/9p/p9_server.h"
 #include "fs/9p/p9_wire.h"
 #include "fs/fs_thread.h"
+#include "sandbox/sandbox.h"
 
 /* The live connections, so that shutdown can end them and wait. */
 struct p9_conns {
@@ -378,7 +379,8 @@ static int listen_on(const char *path, gid_t gid)
 static void usage(FILE *f)
 {
 	fputs("usage: stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]"
-	      " [--readonly] [--devices] [--xattr-map] [--poll USEC]\n", f);
+	      " [--readonly] [--devices] [--xattr-map] [--poll USEC]\n"
+	      "                          " SANDBOX_USAGE "\n", f);
 }
 
 /* --socket-group: a group name, or a number (which need not have a name). */
@@ -456,6 +458,39 @@ static int serve(struct p9_server *srv, struct p9_conns *all, int lfd, int sfd)
 	}
 }
 
+/*
+ * In the sandbox's supervisor: the server's socket, removed when the
+ * server is gone (from inside the sandbox its path is out of reach), but
+ * only if it is still the one it bound, not a successor's.
+ */
+struct sock_left {
+	const char *path;
+	dev_t dev;
+	ino_t ino;
+};
+
+static void sock_left_init(struct sock_left *l, const char *path)
+{
+	struct stat st;
+
+	l->path = path;
+	l->dev = 0;
+	l->ino = 0;
+	if (lstat(path, &st) == 0) {
+		l->dev = st.st_dev;
+		l->ino = st.st_ino;
+	}
+}
+
+static void sock_left_remove(void *ctx)
+{
+	struct sock_left *l = ctx;
+	struct stat st;
+
+	if (l->ino && lstat(l->path, &st) == 0 && st.st_dev == l->dev && st.st_ino == l->ino)
+		unlink(l->path);
+}
+
 int p9_serve_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -467,21 +502,34 @@ int p9_serve_main(int argc, char **argv)
 		{ "xattr-map", no_argument, NULL, 'x' },
 		{ "poll", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "sandbox", required_argument, NULL, 'S' },
+		{ "no-sandbox", no_argument, NULL, 'S' },
+		{ "uid-map", required_argument, NULL, 'S' },
+		{ "gid-map", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sock = NULL, *dir;
+	struct sandbox_opts sbo;
+	struct sandbox sb;
+	struct sock_left left;
+	char why[160];
 	struct fs_options opts;
 	struct p9_server *srv;
 	gid_t gid = (gid_t)-1;
 	sigset_t set;
 	uint64_t n;
-	int c, err, lfd, sfd;
+	int c, idx, err, lfd, sfd;
 
 	fs_options_default(&opts);
+	sandbox_opts_init(&sbo);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", longopts, &idx)) != -1) {
 		switch (c) {
+		case 'S':
+			if (sandbox_opt(&sbo, longopts[idx].name, optarg, why, sizeof(why)) != 0)
+				return fail("%s", why);
+			break;
 		case 's':
 			sock = optarg;
 			break;
@@ -521,10 +569,35 @@ int p9_serve_main(int argc, char **argv)
 		return fail("%s", optind >= argc ? "missing the directory to share"
 						 : "exactly one directory to share expected");
 	dir = argv[optind];
+	/* The socket where the user asked, before the sandbox hides the path. */
+	lfd = listen_on(sock, gid);
+	if (lfd < 0) {
+		fprintf(stderr, "stainless: 9p-serve: cannot listen on '%s': %s\n", sock,
+			strerror(-lfd));
+		return 1;
+	}
+	sandbox_init(&sb, "9p-serve", &sbo);
+	sb.host_ids = true;
+	sock_left_init(&left, sock);
+	sb.hooks = (struct sandbox_hooks){ .ended = sock_left_remove, .ctx = &left };
+	err = sandbox_enter(&sb, &c);
+	if (err)
+		return err > 0 ? c : 1;
+	if ((err = sandbox_add_share(&sb, dir, opts.readonly)) < 0 ||
+	    (err = sandbox_add_user_db(&sb)) < 0 ||
+	    (err = sandbox_lockdown(&sb)) < 0) {
+		close(lfd);
+		if (sb.opts.mode == SANDBOX_NONE)
+			unlink(sock);
+		return 1;
+	}
 	fs_fd_raise_nofile(); /* before the budget is first read; best effort */
-	err = p9_server_create(&srv, dir, &opts);
+	err = p9_server_create(&srv, sandbox_path(&sb, dir), &opts);
 	if (err < 0) {
 		fprintf(stderr, "stainless: 9p-serve: cannot share '%s': %s\n", dir, strerror(-err));
+		close(lfd);
+		if (sb.opts.mode == SANDBOX_NONE)
+			unlink(sock);
 		return 1;
 	}
 	/* Threads inherit this mask: the signals arrive only through sfd. */
@@ -536,10 +609,11 @@ int p9_serve_main(int argc, char **argv)
 	sigdelset(&set, P9_CANCEL_SIGNAL);
 	signal(SIGPIPE, SIG_IGN);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	lfd = listen_on(sock, gid);
-	if (lfd < 0 || sfd < 0) {
-		fprintf(stderr, "stainless: 9p-serve: cannot listen on '%s': %s\n", sock,
-			strerror(lfd < 0 ? -lfd : errno));
+	if (sfd < 0) {
+		fprintf(stderr, "stainless: 9p-serve: signalfd: %s\n", strerror(errno));
+		close(lfd);
+		if (sb.opts.mode == SANDBOX_NONE)
+			unlink(sock);
 		p9_server_destroy(srv);
 		return 1;
 	}
@@ -550,7 +624,9 @@ int p9_serve_main(int argc, char **argv)
 	if (err == 0)
 		err = serve(srv, &all, lfd, sfd);
 	close(lfd);
-	unlink(sock);
+	/* Confined, the path names something else or nothing: the supervisor removes it. */
+	if (sb.opts.mode == SANDBOX_NONE)
+		unlink(sock);
 	close(sfd);
 	/* A connection stuck past the grace time keeps the server: exit ends both. */
 	if (stop_conns(&all))

@@ -14,7 +14,8 @@ void cli_run_usage(FILE *f)
 	fputs("usage: stainless run --kernel PATH [--initrd PATH] [--cmdline STR]\n"
 	      "         [--mem SIZE] [--cpus N] [--console stdio|none|PATH]\n"
 	      "         [--fs TAG=DIR[,cache=never|auto|always][,dax=SIZE][,readonly][,xattr[=map]][,writeback][,devices]]...\n"
-	      "         [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]... [--rng] [--no-sandbox]\n", f);
+	      "         [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]... [--rng]\n"
+	      "         " SANDBOX_USAGE "\n", f);
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -72,7 +73,7 @@ static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
 	return 0;
 }
 
-enum { OPT_NO_SANDBOX = 256, OPT_9P, OPT_RNG };
+enum { OPT_SANDBOX = 256, OPT_9P, OPT_RNG };
 
 int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 		  char *err, size_t errlen)
@@ -87,13 +88,17 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 		{ "fs", required_argument, NULL, 'f' },
 		{ "9p", required_argument, NULL, OPT_9P },
 		{ "rng", no_argument, NULL, OPT_RNG },
-		{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
+		{ "no-sandbox", no_argument, NULL, OPT_SANDBOX },
+		{ "sandbox", required_argument, NULL, OPT_SANDBOX },
+		{ "uid-map", required_argument, NULL, OPT_SANDBOX },
+		{ "gid-map", required_argument, NULL, OPT_SANDBOX },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int c, rc;
+	int c, rc, idx = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
+	sandbox_opts_init(&cfg->sandbox);
 	cfg->mem = VM_MEM_DEFAULT;
 	cfg->cpus = 1;
 	cfg->console = CONSOLE_STDIO;
@@ -101,7 +106,7 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 
 	optind = 0; /* full re-initialisation: tests parse many times */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", opts, &idx)) != -1) {
 		switch (c) {
 		case 'k':
 			cfg->kernel = optarg;
@@ -159,8 +164,9 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 		case OPT_RNG:
 			cfg->rng = true;
 			break;
-		case OPT_NO_SANDBOX:
-			cfg->no_sandbox = true;
+		case OPT_SANDBOX:
+			if (sandbox_opt(&cfg->sandbox, opts[idx].name, optarg, err, errlen) < 0)
+				return -EINVAL;
 			break;
 		case 'h':
 			cli_run_usage(stdout);

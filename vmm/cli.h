@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "fs/fs_options.h"
+#include "sandbox/sandbox.h"
 
 #define VM_MAX_SHARES   16
 #define VM_TAG_MAX      36   /* virtio-fs config tag is 36 bytes */
@@ -34,7 +35,7 @@ struct vm_config {
 	unsigned cpus;
 	enum vm_console console;
 	const char *console_path;
-	bool no_sandbox;
+	struct sandbox_opts sandbox;
 	bool rng;
 	unsigned nr_shares;
 	struct vm_share shares[VM_MAX_SHARES];

@@ -35,6 +35,7 @@
 #include "vmm/layout.h"
 #include "vmm/mptable.h"
 #include "vmm/vcpu.h"
+#include "sandbox/sandbox.h"
 
 
 struct vm {
@@ -53,6 +54,8 @@ struct vm {
 	int exit_code;
 	char stop_reason[256];
 	struct console console;
+	int kernel_fd, initrd_fd;  /* opened before the sandbox's lockdown */
+	struct sandbox sandbox;
 	char cmdline[CMDLINE_MAX];
 };
 
@@ -129,21 +132,13 @@ static int vm_load(struct vm *vm)
 {
 	struct boot_image img;
 	char err[256];
-	int fd, rc;
+	int rc;
 
-	fd = open_input("kernel", vm->cfg.kernel);
-	if (fd < 0)
-		return fd;
-	rc = boot_load_kernel(&vm->gmem, vm->cfg.mem, fd, &img, err, sizeof(err));
-	close(fd);
+	rc = boot_load_kernel(&vm->gmem, vm->cfg.mem, vm->kernel_fd, &img, err, sizeof(err));
 	if (rc < 0)
 		return cli_run_err(rc, "kernel '%s': %s", vm->cfg.kernel, err);
-	if (vm->cfg.initrd) {
-		fd = open_input("initrd", vm->cfg.initrd);
-		if (fd < 0)
-			return fd;
-		rc = boot_load_initrd(&vm->gmem, vm->cfg.mem, fd, &img, err, sizeof(err));
-		close(fd);
+	if (vm->initrd_fd >= 0) {
+		rc = boot_load_initrd(&vm->gmem, vm->cfg.mem, vm->initrd_fd, &img, err, sizeof(err));
 		if (rc < 0)
 			return cli_run_err(rc, "initrd '%s': %s", vm->cfg.initrd, err);
 	}
@@ -170,6 +165,38 @@ static int vm_load(struct vm *vm)
 			return cli_run_err(rc, "%s", err);
 		vm->nr_vcpus++;
 	}
+	return 0;
+}
+
+/*
+ * What the VM reaches from the host once set up: its shares (and for 9p
+ * the user database). The kernel, initrd, console file and /dev/kvm are
+ * open by now and stay out of the new root (sandbox/sandbox.h); the shares
+ * are then opened by their paths inside it.
+ */
+static int vm_lockdown(struct vm *vm)
+{
+	int rc;
+
+	vm->kernel_fd = open_input("kernel", vm->cfg.kernel);
+	if (vm->kernel_fd < 0)
+		return vm->kernel_fd;
+	if (vm->cfg.initrd) {
+		vm->initrd_fd = open_input("initrd", vm->cfg.initrd);
+		if (vm->initrd_fd < 0)
+			return vm->initrd_fd;
+	}
+	for (unsigned i = 0; i < vm->cfg.nr_shares; i++) {
+		const struct vm_share *sh = &vm->cfg.shares[i];
+		if ((rc = sandbox_add_share(&vm->sandbox, sh->dir, sh->opts.readonly)) < 0)
+			return rc;
+		if (sh->is_9p && (rc = sandbox_add_user_db(&vm->sandbox)) < 0)
+			return rc;
+	}
+	if ((rc = sandbox_lockdown(&vm->sandbox)) < 0)
+		return rc;
+	for (unsigned i = 0; i < vm->cfg.nr_shares; i++)
+		vm->cfg.shares[i].dir = sandbox_path(&vm->sandbox, vm->cfg.shares[i].dir);
 	return 0;
 }
 
@@ -261,6 +288,10 @@ static void vm_teardown(struct vm *vm)
 		vcpu_join_destroy(&vm->vcpus[i], vm->kvm.run_size);
 	devmgr_destroy(&vm->dm);  /* workers stop before the memory they serve goes */
 	console_close(&vm->console);
+	if (vm->kernel_fd >= 0)
+		close(vm->kernel_fd);
+	if (vm->initrd_fd >= 0)
+		close(vm->initrd_fd);
 	kvm_close(&vm->kvm);
 	if (vm->mem)
 		munmap(vm->mem, vm->cfg.mem);
@@ -276,7 +307,7 @@ static int vm_run(struct vm *vm, const struct timespec *t0)
 	char err[256];
 	int sfd = -1, rc;
 
-	vm->mem_fd = vm->stop_efd = -1;
+	vm->mem_fd = vm->stop_efd = vm->kernel_fd = vm->initrd_fd = -1;
 	if (vm->cfg.cpus == 0 || vm->cfg.cpus > VM_CPUS_MAX)
 		return cli_run_err(-EINVAL, "--cpus %u: too many", vm->cfg.cpus);
 	if ((rc = kvm_open(&vm->kvm, err, sizeof(err))) < 0)
@@ -298,7 +329,8 @@ static int vm_run(struct vm *vm, const struct timespec *t0)
 		cli_run_err(rc, "%s", err);
 		goto out;
 	}
-	if ((rc = vm_setup_devices(vm)) < 0 || (rc = vm_load(vm)) < 0)
+	if ((rc = vm_lockdown(vm)) < 0 || (rc = vm_setup_devices(vm)) < 0 ||
+	    (rc = vm_load(vm)) < 0)
 		goto out;
 
 	/* Signals that end the VM are read by the main thread alone; every
@@ -349,7 +381,7 @@ int vm_run_main(int argc, char **argv)
 	struct vm *vm = calloc(1, sizeof(*vm));
 	struct timespec t0;
 	char err[256];
-	int rc;
+	int rc, code;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* A console whose reader went away must not kill the VM: the write
@@ -363,6 +395,12 @@ int vm_run_main(int argc, char **argv)
 			cli_run_err(rc, "%s", err);
 		free(vm);
 		return rc < 0 ? 2 : 0;
+	}
+	sandbox_init(&vm->sandbox, "run", &vm->cfg.sandbox);
+	rc = sandbox_enter(&vm->sandbox, &code);
+	if (rc != 0) {
+		free(vm);
+		return rc > 0 ? code : 1;
 	}
 	fs_fd_raise_nofile(); /* best effort: the shares then just keep fewer fds */
 	rc = vm_run(vm, &t0);

@@ -19,6 +19,7 @@
 
 #include "fs/9p/p9_impl.h"
 #include "fs/creds.h"
+#include "fs/resolve.h"
 
 int p9_server_create(struct p9_server **out, const char *root, const struct fs_options *opts)
 {
@@ -49,9 +50,9 @@ int p9_server_create(struct p9_server **out, const char *root, const struct fs_o
 	}
 	srv->root_dev = st.st_dev;
 	srv->root_ino = st.st_ino;
-	srv->proc_fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	srv->proc_fd = fs_proc_self_fd_dup();
 	if (srv->proc_fd < 0) {
-		err = -errno;
+		err = srv->proc_fd;
 		goto fail;
 	}
 	srv->root_path = strdup(root);

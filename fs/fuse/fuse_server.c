@@ -391,9 +391,9 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	r = fs_fd_charge();
 	if (r)
 		goto err_fd;
-	s->proc_fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	s->proc_fd = fs_proc_self_fd_dup();
 	if (s->proc_fd < 0) {
-		r = -errno;
+		r = s->proc_fd;
 		goto err_charge;
 	}
 	r = fuse_itable_init(&s->it, ni + 2);

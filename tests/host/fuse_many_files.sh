@@ -14,6 +14,7 @@
 set -u
 : "${STAINLESS:=$(pwd)/build/stainless}"
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/server_pid.inc"
 NDIRS=${FUSE_MANY_DIRS:-1000}
 NFILES=${FUSE_MANY_FILES:-1000}
 NOFILE=4096
@@ -58,7 +59,7 @@ PID=$!
 for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
 grep -q " $MNT " /proc/mounts || { echo "mount did not appear"; cat "$T/err"; exit 1; }
 check "the server runs with $NOFILE fds" \
-	grep -q "^Max open files *$NOFILE " /proc/"$PID"/limits
+	grep -q "^Max open files *$NOFILE " /proc/"$(server_pid "$PID")"/limits
 
 want=$((1 + NDIRS + NDIRS * NFILES))
 t0=$(now)
@@ -74,7 +75,7 @@ check "find saw no errors" [ ! -s "$T/find.err" ]
 
 # Still alive, still answering, still within its fds.
 check "the server is alive" kill -0 "$PID"
-fds=$(ls /proc/"$PID"/fd | wc -l)
+fds=$(ls /proc/"$(server_pid "$PID")"/fd | wc -l)
 echo "# the server holds $fds fds"
 check "within its limit" [ "$fds" -le $NOFILE ]
 check "an early file still stats" sh -c "stat '$MNT/d0/f0' >/dev/null"

@@ -11,6 +11,7 @@
 set -u
 : "${STAINLESS:=$(pwd)/build/stainless}"
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/server_pid.inc"
 URING_PARAM=/sys/module/fuse/parameters/enable_uring
 
 FUSE_CHANNEL=${FUSE_CHANNEL:-dev}
@@ -81,7 +82,7 @@ for i in $(seq 50); do grep -q " $MNT " /proc/mounts && break; sleep 0.1; done
 grep -q " $MNT " /proc/mounts || { echo "mount did not appear"; exit 1; }
 # The rings are set up after INIT, which the first access completes.
 ls "$MNT" >/dev/null
-rings() { ls -l /proc/"$PID"/fd 2>/dev/null | grep -c 'io_uring'; }
+rings() { ls -l /proc/"$(server_pid "$PID")"/fd 2>/dev/null | grep -c 'io_uring'; }
 cpus=$(awk -F- '{print $NF + 1}' /sys/devices/system/cpu/possible)
 if [ "$FUSE_CHANNEL" = uring ]; then
 	check "one io_uring per possible CPU ($cpus)" [ "$(rings)" -eq "$cpus" ]
@@ -98,7 +99,7 @@ uring)  SERVERS=fuse-q nservers=$cpus ;;
 *)      SERVERS=fuse-r nservers=2 ;;
 esac
 servers() { # one line per serving thread: name, policy (0 normal), allowed CPUs
-	for t in /proc/"$PID"/task/*; do
+	for t in /proc/"$(server_pid "$PID")"/task/*; do
 		case $(cat "$t/comm" 2>/dev/null) in $SERVERS*)
 			echo "$(cat "$t/comm") $(awk '{ print $41 }' "$t/stat")" \
 			     "$(awk '/^Cpus_allowed_list/ { print $2 }' "$t/status")"

@@ -6,6 +6,7 @@
 # clear message and exit 1, SIGTERM -> prompt teardown, and every bad
 # command-line input -> exactly one line on stderr and a non-zero exit.
 set -u
+. "$(dirname "$0")/server_pid.inc"
 : "${STAINLESS:?}"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
@@ -28,7 +29,8 @@ i=0; while ! grep -q S "$t/spin.log" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1
 # The main thread only waits (signals, console input, stop requests): with
 # stdin at end of file it must not spin. Allow 0.3 s of CPU in 2 s.
 sleep 2
-main_ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/task/$pid/stat")
+spid=$(server_pid "$pid")
+main_ticks=$(awk '{ print $14 + $15 }' "/proc/$spid/task/$spid/stat")
 [ "$main_ticks" -le $(( $(getconf CLK_TCK) * 3 / 10 )) ] ||
 	{ kill -KILL $pid; fail "the main thread used $main_ticks ticks of CPU in 2 s with stdin at EOF"; }
 kill -TERM $pid

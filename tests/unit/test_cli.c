@@ -34,7 +34,7 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(cfg.cpus, 1);
 	ck_assert_int_eq(cfg.console, CONSOLE_STDIO);
 	ck_assert_ptr_null(cfg.console_path);
-	ck_assert(!cfg.no_sandbox);
+	ck_assert_int_eq(cfg.sandbox.mode, SANDBOX_NAMESPACE);
 	ck_assert(!cfg.rng);
 	ck_assert_uint_eq(cfg.nr_shares, 0);
 }
@@ -54,7 +54,7 @@ START_TEST(test_every_option)
 	ck_assert_uint_eq(cfg.cpus, 4);
 	ck_assert_int_eq(cfg.console, CONSOLE_NONE);
 	ck_assert(cfg.rng);
-	ck_assert(cfg.no_sandbox);
+	ck_assert_int_eq(cfg.sandbox.mode, SANDBOX_NONE);
 	ck_assert_uint_eq(cfg.nr_shares, 2);
 	ck_assert(!cfg.shares[0].is_9p);
 	ck_assert_str_eq(cfg.shares[0].tag, "docs");

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "tests/unit/check_main.h"
+#include "fs/resolve.h"
 #include "tests/unit/vu_test_frontend.h"
 
 static struct vuf f;
@@ -19,6 +20,8 @@ static int fds_before;
 
 static void begin(bool config)
 {
+	/* The process's one /proc/self/fd fd stays open by design (fs/resolve.h). */
+	ck_assert_int_ge(fs_proc_self_fd(), 0);
 	fds_before = vuf_count_fds();
 	vuf_start(&f, config);
 }

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The sandbox's two steps and the supervisor (see sandbox.h).
+ *
+ * Three processes in namespace mode:
+ *   supervisor  the process the user started (whose pid a service manager
+ *               or a test holds), in the host's namespaces: takes
+ *               SIGINT/SIGTERM/SIGHUP and ends with the server's status;
+ *   init        made by clone3 with every CLONE_NEW* flag, pid 1 of the new
+ *               namespace, with no capabilities: forwards the signals and
+ *               passes the status through;
+ *   server      forked by init, where sandbox_enter() returns 0.
+ * Why the middle one: a new pid namespace takes effect only for children,
+ * and a raw clone3 leaves glibc's idea of the thread id (which
+ * pthread_kill and mutexes use) at the parent's, so the command must run in
+ * a child forked by glibc. Being pid 1 would also change signals: the
+ * kernel drops signals init has no handler for. The server, an ordinary
+ * process, dies of SIGTERM as it would without a sandbox; init, which
+ * cannot die of a signal, reports that death as exit status 128 + signal,
+ * what a shell shows for it anyway.
+ */
+#include "sandbox/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fs/creds.h"
+#include "fs/fs_fdbudget.h"
+#include "sandbox/sandbox_int.h"
+
+int sandbox_fail(const struct sandbox *sb, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "stainless %s: sandbox: ", sb->cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return err;
+}
+
+void sandbox_init(struct sandbox *sb, const char *cmd, const struct sandbox_opts *o)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->cmd = cmd;
+	sb->opts = *o;
+}
+
+static void stop_signals(sigset_t *set, bool with_chld)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	if (with_chld)
+		sigaddset(set, SIGCHLD);
+}
+
+/* The child's status as the supervisor's own: an exit code, or the same death. */
+static int pass_status(int st)
+{
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+		struct rlimit no_core = { 0, 0 };
+		sigset_t one;
+
+		setrlimit(RLIMIT_CORE, &no_core); /* the child's core is the one that matters */
+		signal(sig, SIG_DFL);
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		kill(getpid(), sig);
+		return 128 + sig; /* a signal that does not kill (SIGCHLD...) */
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/*
+ * Forwards the stop signals to pid until it ends; its wait status. hooks:
+ * the supervisor's (NULL in init).
+ */
+static int relay(const struct sandbox_hooks *hooks, pid_t pid)
+{
+	sigset_t set;
+	int st = 0;
+
+	stop_signals(&set, true);
+	for (;;) {
+		int sig = sigwaitinfo(&set, NULL);
+
+		if (sig < 0)
+			continue; /* EINTR: a stopped-and-continued supervisor */
+		if (sig == SIGCHLD) {
+			pid_t w;
+			/* init reaps every orphan; pid's status is the one that counts */
+			while ((w = waitpid(-1, &st, WNOHANG)) > 0 && w != pid)
+				;
+			if (w == pid || (w < 0 && errno == ECHILD))
+				break;
+			continue;
+		}
+		if (!hooks || !hooks->stop || hooks->stop(hooks->ctx, sig))
+			kill(pid, sig);
+	}
+	return st;
+}
+
+/* init: fork the server, then only relay. Returns in the server alone. */
+static int init_main(struct sandbox *sb, int syncfd, const sigset_t *old)
+{
+	ssize_t n;
+	pid_t server;
+	char c;
+
+	/* The supervisor killed with SIGKILL must not leave a server behind. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	do {
+		n = read(syncfd, &c, 1);
+	} while (n < 0 && errno == EINTR);
+	close(syncfd);
+	if (n != 1)
+		_exit(1); /* the supervisor failed and said why */
+	/* Nothing mounted from here on may show up in the host's namespace. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		_exit(sandbox_fail(sb, 1, "cannot make the mounts private: %s", strerror(errno)));
+	(void)sethostname("stainless", 9);
+	/*
+	 * init must not hold the old tree once the server pivots away from it:
+	 * pivot_root moves a cwd only if it is the old root itself, and a cwd
+	 * deeper in would keep the host's mounts copied into this namespace
+	 * alive (without root they cannot be detached one by one: they are
+	 * locked), a FUSE mount among them. The server gets the cwd back.
+	 */
+	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (chdir("/") < 0)
+		_exit(sandbox_fail(sb, 1, "chdir /: %s", strerror(errno)));
+	server = fork();
+	if (server == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (cwd >= 0 && fchdir(cwd) < 0)
+			return sandbox_fail(sb, -errno, "cannot return to the working directory: %s",
+					    strerror(errno));
+		if (cwd >= 0)
+			close(cwd);
+		sigprocmask(SIG_SETMASK, old, NULL);
+		return 0;
+	}
+	if (server < 0)
+		_exit(sandbox_fail(sb, 1, "fork: %s", strerror(errno)));
+	/* init keeps nothing and can do nothing but wait and signal. */
+	close_range(3, ~0u, 0);
+	(void)fs_caps_limit_to(0);
+	(void)prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	int st = relay(NULL, server);
+	_exit(WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+}
+
+static int enter_namespaces(struct sandbox *sb, int *exit_code)
+{
+	uint64_t flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET;
+	sigset_t set, old;
+	int sync[2], r;
+	long pid;
+
+	sb->userns = geteuid() != 0 || sb->opts.nuid || sb->opts.ngid;
+	if (sb->userns)
+		flags |= CLONE_NEWUSER;
+	if (pipe2(sync, O_CLOEXEC) < 0)
+		return sandbox_fail(sb, -errno, "pipe: %s", strerror(errno));
+	/* Blocked before the fork: no stop signal falls between the two. */
+	stop_signals(&set, true);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	struct clone_args ca = { .flags = flags, .exit_signal = SIGCHLD };
+	pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0) {
+		close(sync[1]);
+		return init_main(sb, sync[0], &old);
+	}
+	r = pid < 0 ? -errno : 0;
+	close(sync[0]);
+	if (r == 0 && sb->userns)
+		r = sandbox_write_idmaps(sb, (pid_t)pid);
+	if (r < 0) {
+		close(sync[1]);
+		if (pid > 0)
+			waitpid((pid_t)pid, NULL, 0); /* it sees EOF and exits */
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (pid < 0 && sb->userns)
+			sandbox_explain_userns(sb, r);
+		else if (pid < 0)
+			sandbox_fail(sb, r, "cannot create namespaces: %s", strerror(-r));
+		return r;
+	}
+	sb->child = (pid_t)pid;
+	(void)!write(sync[1], "g", 1);
+	/*
+	 * The supervisor keeps nothing of the command's: a /dev/fuse fd or a
+	 * listening socket held here would outlive a dead server.
+	 */
+	close_range(3, ~0u, 0);
+	int st = relay(&sb->hooks, (pid_t)pid);
+	if (sb->hooks.ended)
+		sb->hooks.ended(sb->hooks.ctx);
+	*exit_code = pass_status(st);
+	return 1;
+}
+
+int sandbox_enter(struct sandbox *sb, int *exit_code)
+{
+	switch (sb->opts.mode) {
+	case SANDBOX_NONE:
+		fprintf(stderr, "stainless %s: warning: --sandbox none: no namespaces, all "
+			"capabilities, the whole host in reach (for debugging only)\n", sb->cmd);
+		return 0;
+	case SANDBOX_CHROOT:
+		if (sb->opts.nuid || sb->opts.ngid)
+			return sandbox_fail(sb, -EINVAL, "--uid-map and --gid-map need "
+					    "--sandbox namespace");
+		if (geteuid() != 0)
+			return sandbox_fail(sb, -EPERM, "--sandbox chroot needs root "
+					    "(without it, use --sandbox namespace)");
+		return 0;
+	case SANDBOX_NAMESPACE:
+		break;
+	}
+	return enter_namespaces(sb, exit_code);
+}
+
+static int add_bind(struct sandbox *sb, const char *path, bool readonly, bool device, bool file)
+{
+	char *real = realpath(path, NULL);
+
+	if (!real)
+		return sandbox_fail(sb, -errno, "%s: %s", path, strerror(errno));
+	for (unsigned i = 0; i < sb->nbinds; i++) {
+		if (strcmp(sb->binds[i].path, real) == 0) {
+			/* One directory shared twice: writable if either share is. */
+			sb->binds[i].readonly &= readonly;
+			free(real);
+			return 0;
+		}
+	}
+	if (sb->nbinds >= sizeof(sb->binds) / sizeof(sb->binds[0])) {
+		free(real);
+		return sandbox_fail(sb, -ENOSPC, "too many shares");
+	}
+	sb->binds[sb->nbinds++] = (struct sandbox_bind){
+		.path = real, .orig = path, .readonly = readonly, .device = device, .file = file,
+	};
+	return 0;
+}
+
+int sandbox_add_share(struct sandbox *sb, const char *path, bool readonly)
+{
+	unsigned shares = 0;
+
+	for (unsigned i = 0; i < sb->nbinds; i++)
+		shares += !sb->binds[i].file;
+	if (sb->opts.mode == SANDBOX_CHROOT && shares == 1)
+		return sandbox_fail(sb, -EINVAL, "--sandbox chroot serves one share "
+				    "(use --sandbox namespace for more)");
+	return add_bind(sb, path, readonly, false, false);
+}
+
+int sandbox_add_device(struct sandbox *sb, const char *path)
+{
+	return add_bind(sb, path, false, true, true);
+}
+
+int sandbox_add_user_db(struct sandbox *sb)
+{
+	static const char *const db[] = { "/etc/passwd", "/etc/group", "/etc/nsswitch.conf" };
+
+	for (size_t i = 0; i < sizeof(db) / sizeof(db[0]); i++) {
+		int r;
+		if (access(db[i], R_OK) < 0)
+			continue;
+		if ((r = add_bind(sb, db[i], true, false, true)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int sandbox_lockdown(struct sandbox *sb)
+{
+	int r = 0;
+
+	if (sb->opts.mode == SANDBOX_NONE)
+		return 0;
+	/* While /proc/sys/fs/nr_open is in reach (sandbox_creds.c fixes it). */
+	fs_fd_raise_nofile();
+	switch (sb->opts.mode) {
+	case SANDBOX_NONE:
+		return 0;
+	case SANDBOX_CHROOT:
+		r = sandbox_chroot(sb);
+		break;
+	case SANDBOX_NAMESPACE:
+		r = sandbox_build_root(sb);
+		break;
+	}
+	if (r == 0)
+		r = sandbox_drop_privileges(sb);
+	sb->locked = r == 0;
+	return r;
+}
+
+const char *sandbox_path(const struct sandbox *sb, const char *path)
+{
+	if (!sb->locked)
+		return path;
+	for (unsigned i = 0; i < sb->nbinds; i++) {
+		if (sb->binds[i].orig == path || strcmp(sb->binds[i].orig, path) == 0)
+			return sb->opts.mode == SANDBOX_CHROOT ? "/" : sb->binds[i].path;
+	}
+	return path;
+}
