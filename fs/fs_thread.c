@@ -60,6 +60,28 @@ const char *fs_role_name(enum fs_role role)
 	return (unsigned)role < FS_ROLE_COUNT ? role_names[role] : NULL;
 }
 
+static int (*filter_builder)(void);
+static pthread_once_t build_once = PTHREAD_ONCE_INIT;
+static int build_err;
+
+static void run_builder(void)
+{
+	if (filter_builder)
+		build_err = filter_builder();
+}
+
+void fs_thread_set_builder(int (*build)(void))
+{
+	filter_builder = build;
+}
+
+/* The filters, built on first need: after any fork a sandbox made. */
+static int filters_built(void)
+{
+	pthread_once(&build_once, run_builder);
+	return build_err;
+}
+
 void fs_thread_set_filter(enum fs_role role, const struct sock_fprog *prog)
 {
 	if ((unsigned)role >= FS_ROLE_COUNT)
@@ -111,6 +133,8 @@ static void spawn_one(struct boot *b)
 static void *spawner_main(void *arg)
 {
 	(void)arg;
+	/* Its own name, before its filter: nothing to open (/proc may be a sandbox's). */
+	prctl(PR_SET_NAME, "spawner", 0, 0, 0);
 	sp.start_err = install(FS_ROLE_SPAWNER);
 	sem_post(&sp.up);
 	if (sp.start_err)
@@ -153,7 +177,6 @@ static void spawner_start(void)
 		sp.start_err = -err;
 		return;
 	}
-	(void)pthread_setname_np(t, "spawner");
 	while (sem_wait(&sp.up) < 0 && errno == EINTR)
 		;
 }
@@ -172,8 +195,19 @@ static void sem_wait_all(sem_t *s)
 		;
 }
 
+static int create_thread(pthread_t *t, const pthread_attr_t *attr, enum fs_role role,
+			 void *(*fn)(void *), void *arg);
+
 int fs_thread_create(pthread_t *t, const pthread_attr_t *attr, enum fs_role role,
 		     void *(*fn)(void *), void *arg)
+{
+	int err = filters_built();
+
+	return err < 0 ? err : create_thread(t, attr, role, fn, arg);
+}
+
+static int create_thread(pthread_t *t, const pthread_attr_t *attr, enum fs_role role,
+			 void *(*fn)(void *), void *arg)
 {
 	struct boot b = { .fn = fn, .arg = arg, .role = role, .attr = attr, .t = t };
 	int detach = PTHREAD_CREATE_JOINABLE, err;
@@ -216,6 +250,8 @@ int fs_thread_enter(enum fs_role role)
 		return -EINVAL;
 	if (tls_role != FS_ROLE_NONE)
 		return tls_role == role ? 0 : -EPERM;
+	if ((err = filters_built()) < 0)
+		return err;
 	/* The spawner must come from a thread with no filter: this one, now. */
 	if ((err = spawner_ready()) < 0)
 		return err;

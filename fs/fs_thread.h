@@ -66,6 +66,15 @@ const char *fs_role_name(enum fs_role role);
 void fs_thread_set_filter(enum fs_role role, const struct sock_fprog *prog);
 
 /*
+ * Or, instead of filters up front: build() is called once, by the first
+ * fs_thread_create() or fs_thread_enter(), to set them (0 or -errno, which
+ * that call returns). The composition root uses this so filters are built
+ * in the process that runs them: a sandbox forks after the command line is
+ * read, and a rule may name the process (tgkill's pid).
+ */
+void fs_thread_set_builder(int (*build)(void));
+
+/*
  * pthread_create() for a thread of the given role: it installs the role's
  * filter, then runs fn(arg). Returns 0 or -errno; on failure no thread
  * runs fn. attr may be NULL, as for pthread_create().

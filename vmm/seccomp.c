@@ -447,6 +447,25 @@ int __lsan_is_turned_off(void)
 }
 #endif
 
+static enum sc_command setup_cmd;
+static enum sc_mode setup_mode;
+
+/* fs_thread's builder: every role's program, in the process that runs them. */
+static int build_all(void)
+{
+	for (int r = FS_ROLE_NONE + 1; r < FS_ROLE_COUNT; r++) {
+		int rc = sc_build(setup_cmd, (enum fs_role)r, setup_mode, &programs[r]);
+
+		if (rc < 0) {
+			fprintf(stderr, "stainless: seccomp: cannot build the %s role's filter: %s\n",
+				fs_role_name((enum fs_role)r), strerror(-rc));
+			return rc;
+		}
+		fs_thread_set_filter((enum fs_role)r, &programs[r]);
+	}
+	return 0;
+}
+
 int sc_setup(enum sc_command cmd, enum sc_mode mode, char *err, size_t errlen)
 {
 	int rc;
@@ -460,15 +479,10 @@ int sc_setup(enum sc_command cmd, enum sc_mode mode, char *err, size_t errlen)
 		snprintf(err, errlen, "SIGSYS handler: %s", strerror(-rc));
 		return rc;
 	}
-	for (int r = FS_ROLE_NONE + 1; r < FS_ROLE_COUNT; r++) {
-		rc = sc_build(cmd, (enum fs_role)r, mode, &programs[r]);
-		if (rc < 0) {
-			snprintf(err, errlen, "cannot build the %s role's filter: %s",
-				 fs_role_name((enum fs_role)r), strerror(-rc));
-			return rc;
-		}
-		fs_thread_set_filter((enum fs_role)r, &programs[r]);
-	}
+	/* Built at the first thread a command starts: after a sandbox's fork. */
+	setup_cmd = cmd;
+	setup_mode = mode;
+	fs_thread_set_builder(build_all);
 	filters_set = true;
 	return 0;
 }

@@ -6,11 +6,13 @@
 # and `stainless run` (tiny guest, two vCPUs, console input on a pipe) and
 # `stainless vhost-user-fs` (with a frontend reading) shows
 # "Seccomp: 2" and at least one filter in /proc/PID/task/*/status, and the
-# roles expected are there by thread name. --seccomp none leaves them
+# roles expected are there by thread name. Sandboxed (the default), that
+# is the server process (server_pid.inc), not its supervisor. --seccomp none leaves them
 # unfiltered with one warning line; --print-seccomp ROLE prints the rules
 # and exits 0; a bad mode or role is one line on stderr and exit 2.
 # Exit 0 pass, 77 skip (last line says why), else fail.
 set -u
+. "$(dirname "$0")/server_pid.inc"
 : "${STAINLESS:?set STAINLESS to the stainless binary}"
 T=$(mktemp -d /tmp/seccomp.XXXXXX)
 PIDS=
@@ -30,7 +32,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 # 10 s): threads start when the server gets to them, and a loaded machine
 # takes its time, so no fixed sleep stands for "started".
 wait_threads() {
-	wpid=$1; shift
+	wpid=$(server_pid "$1"); shift
 	for name in "$@"; do
 		i=0
 		while ! grep -qx "$name" /proc/"$wpid"/task/*/comm 2>/dev/null && [ $i -lt 200 ]; do
@@ -40,7 +42,7 @@ wait_threads() {
 }
 
 confined() {
-	pid=$1 what=$2; shift 2
+	pid=$(server_pid "$1") what=$2; shift 2
 	names=
 	for s in /proc/"$pid"/task/*/status; do
 		n=$(awk '/^Name:/ { print $2 }' "$s")
