@@ -4,8 +4,9 @@
  * (checked against each other and against a lock this process holds on
  * the host file, which an OFD lock must respect), flock through
  * FUSE_LK_FLOCK, SETLKW parked and completed through the transport,
- * INTERRUPT and reset cancelling it, and READ going to the transport's
- * async I/O when the page cache cannot answer.
+ * INTERRUPT and reset cancelling it (INTERRUPT without waiting, even
+ * one that overtook its SETLKW), the bound on parked waits, and READ
+ * going to the transport's async I/O when the page cache cannot answer.
  */
 #include "tests/unit/test_fuse_util.h"
 
@@ -18,7 +19,7 @@
 /* --- a transport that records completions ------------------------------- */
 static pthread_mutex_t done_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
-static int done_count;
+static int done_count, done_eintr;
 static uint32_t done_len;
 static struct fuse_out_header done_oh;
 
@@ -27,6 +28,8 @@ static void on_complete(void *ctx, struct fs_req *req, uint32_t len)
 	pthread_mutex_lock(&done_mu);
 	done_len = len;
 	memcpy(&done_oh, req->out[0].iov_base, sizeof(done_oh));
+	if (done_oh.error == -EINTR)
+		done_eintr++;
 	done_count++;
 	pthread_cond_broadcast(&done_cv);
 	pthread_mutex_unlock(&done_mu);
@@ -376,6 +379,97 @@ END_TEST
 
 
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A parked request keeps buffers of its own: one set per request here. */
+struct kept {
+	struct iovec in, out;
+	struct fs_req req;
+	uint8_t outbuf[256];
+};
+
+static int send_kept(struct kept *k, size_t len, const struct fs_transport *t)
+{
+	k->in = (struct iovec){ tf_inbuf, len };
+	k->out = (struct iovec){ k->outbuf, sizeof(k->outbuf) };
+	k->req = (struct fs_req){ .in = &k->in, .nin = 1, .out = &k->out, .nout = 1 };
+	return fuse_server_handle(srv, &k->req, t);
+}
+
+START_TEST(interrupt_returns_at_once)
+{
+	static struct kept k[5];
+	uint64_t n, fh = file_fh("t", &n), best = UINT64_MAX;
+
+	host_hold("t");
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(send_kept(&k[i], build_lk(FUSE_SETLKW, fh, 7, F_WRLCK, 0),
+					   &cb_transport), FS_REQ_DEFERRED);
+		uint64_t u = tf_unique;
+		usleep(20000); /* its helper is in F_OFD_SETLKW by now */
+		struct fuse_interrupt_in ii = { .unique = u };
+		size_t len = tf_build(FUSE_INTERRUPT, 0, &ii, sizeof(ii), NULL, NULL, NULL, 0);
+		uint64_t t0 = now_ns();
+		ck_assert_int_eq(tf_send(len, NULL), 0);
+		uint64_t dt = now_ns() - t0;
+		best = dt < best ? dt : best;
+		/* The helper answers the request with EINTR itself. */
+		ck_assert(wait_done(i + 1, 5000));
+		ck_assert_int_eq(done_oh.error, -EINTR);
+		ck_assert_uint_eq(done_oh.unique, u);
+	}
+	/* No sleeping on the queue's thread: well under a millisecond. */
+	ck_assert_uint_lt(best, 200000);
+	host_release();
+}
+END_TEST
+
+START_TEST(interrupt_before_its_setlkw)
+{
+	uint64_t n, fh = file_fh("e", &n);
+
+	host_hold("e");
+	/* Another queue handed the INTERRUPT over first. */
+	struct fuse_interrupt_in ii = { .unique = tf_unique + 2 };
+	ck_assert_int_eq(tf_send(tf_build(FUSE_INTERRUPT, 0, &ii, sizeof(ii), NULL, NULL,
+					  NULL, 0), NULL), 0);
+	ck_assert_int_eq(send_keep(build_lk(FUSE_SETLKW, fh, 7, F_WRLCK, 0), &cb_transport),
+			 (int)sizeof(struct fuse_out_header));
+	memcpy(&done_oh, defer_out, sizeof(done_oh));
+	ck_assert_int_eq(done_oh.error, -EINTR);
+	ck_assert_uint_eq(done_oh.unique, ii.unique);
+	host_release();
+}
+END_TEST
+
+START_TEST(parked_setlkw_are_bounded)
+{
+	static struct kept k[65];
+	uint64_t n, fh = file_fh("p", &n);
+
+	host_hold("p");
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(send_kept(&k[i], build_lk(FUSE_SETLKW, fh, 7, F_WRLCK, 0),
+					   &cb_transport), FS_REQ_DEFERRED);
+	/* The 65th is refused at once rather than parked. */
+	ck_assert_int_eq(send_kept(&k[64], build_lk(FUSE_SETLKW, fh, 7, F_WRLCK, 0),
+				   &cb_transport), (int)sizeof(struct fuse_out_header));
+	memcpy(&done_oh, k[64].outbuf, sizeof(done_oh));
+	ck_assert_int_eq(done_oh.error, -ENOLCK);
+	ck_assert_int_eq(done_count, 0);
+	fuse_server_reset(srv);
+	ck_assert_int_eq(done_count, 64);
+	ck_assert_int_eq(done_eintr, 64);
+	host_release();
+}
+END_TEST
+
 START_TEST(lock_owners_are_bounded)
 {
 	struct fuse_server_params p = { .max_handles = 2 };
@@ -522,6 +616,9 @@ int main(void)
 	tcase_add_test(tc, host_lock_wins);
 	tcase_add_test(tc, setlkw_parks_then_completes);
 	tcase_add_test(tc, interrupt_cancels_setlkw);
+	tcase_add_test(tc, interrupt_returns_at_once);
+	tcase_add_test(tc, interrupt_before_its_setlkw);
+	tcase_add_test(tc, parked_setlkw_are_bounded);
 	tcase_add_test(tc, flock_via_lk_flock);
 	tcase_add_test(tc, reset_cancels_waiters);
 	tcase_add_test(tc, read_goes_async_when_it_would_block);
