@@ -93,6 +93,7 @@ struct p9_fid {
 	mode_t mode;              /* S_IFMT bits of the file */
 	const struct p9_user *user;
 	int64_t dir_next;         /* readdir: offset the directory fd is at */
+	atomic_bool nowait_off[2]; /* [is_write]: ofd refused RWF_NOWAIT (fs_io.h) */
 	/* xattr fids */
 	char *xname;
 	uint8_t *xbuf;

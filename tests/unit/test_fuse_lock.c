@@ -5,8 +5,9 @@
  * the host file, which an OFD lock must respect), flock through
  * FUSE_LK_FLOCK, SETLKW parked and completed through the transport,
  * INTERRUPT and reset cancelling it (INTERRUPT without waiting, even
- * one that overtook its SETLKW), the bound on parked waits, and READ
- * going to the transport's async I/O when the page cache cannot answer.
+ * one that overtook its SETLKW), the bound on parked waits, and READ and
+ * WRITE going to the transport's async I/O when the page cache cannot
+ * answer at once.
  */
 #include "tests/unit/test_fuse_util.h"
 
@@ -295,6 +296,7 @@ END_TEST
 
 /* --- a transport with async I/O: submissions wait until run_pending() --- */
 static struct {
+	bool is_write;
 	int fd;
 	const struct iovec *iov;
 	unsigned n;
@@ -310,7 +312,7 @@ static int fake_submit(void *ctx, bool is_write, int fd, const struct iovec *iov
 {
 	if (io.refuse)
 		return -EAGAIN;
-	ck_assert(!is_write);
+	io.is_write = is_write;
 	io.fd = fd;
 	io.iov = iov;
 	io.n = n;
@@ -323,7 +325,8 @@ static int fake_submit(void *ctx, bool is_write, int fd, const struct iovec *iov
 
 static void run_pending(int unused)
 {
-	ssize_t r = preadv(io.fd, io.iov, (int)io.n, (off_t)io.off);
+	ssize_t r = io.is_write ? pwritev(io.fd, io.iov, (int)io.n, (off_t)io.off)
+				: preadv(io.fd, io.iov, (int)io.n, (off_t)io.off);
 	io.done(io.arg, r < 0 ? -errno : (int)r);
 }
 
@@ -362,6 +365,82 @@ START_TEST(read_goes_async_when_it_would_block)
 	char buf[16] = { 0 };
 	ck_assert_int_eq(tf_read(fh, 0, buf, 4), 4);
 	ck_assert_str_eq(buf, "0123");
+}
+END_TEST
+
+static size_t build_write(uint64_t fh, uint64_t off, const char *data)
+{
+	struct fuse_write_in in = { .fh = fh, .offset = off, .size = (uint32_t)strlen(data) };
+
+	return tf_build(FUSE_WRITE, 1, &in, sizeof(in), NULL, NULL, data, strlen(data));
+}
+
+static void host_read(const char *name, char *buf, size_t sz)
+{
+	int fd = open(tf_path(name), O_RDONLY);
+	ssize_t k = read(fd, buf, sz - 1);
+
+	ck_assert_int_ge(k, 0);
+	buf[k] = 0;
+	close(fd);
+}
+
+START_TEST(write_goes_async_when_it_would_block)
+{
+	struct fuse_server_params p = { .test_nowait_blocks = true };
+	struct fuse_write_out wo;
+	struct fs_options o;
+	uint64_t n, fh;
+	char buf[32];
+
+	fs_options_default(&o);
+	tf_start(&o, &p, true);
+	fh = file_fh("w", &n);
+	ck_assert_int_eq(send_keep(build_write(fh, 3, "abcd"), &async_transport), FS_REQ_DEFERRED);
+	ck_assert_int_eq(io.count, 1);
+	ck_assert(io.is_write);
+	ck_assert_uint_eq(io.off, 3);
+	/* Straight from the request's own buffer: kept until the completion. */
+	ck_assert_ptr_eq(io.iov[0].iov_base, tf_inbuf + sizeof(struct fuse_in_header) +
+			 sizeof(struct fuse_write_in));
+	ck_assert_int_eq(done_count, 0);
+	run_pending(0);
+	ck_assert(wait_done(1, 1000));
+	ck_assert_int_eq(done_oh.error, 0);
+	ck_assert_uint_eq(done_len, 16 + sizeof(wo));
+	memcpy(&wo, defer_out + 16, sizeof(wo));
+	ck_assert_uint_eq(wo.size, 4);
+	host_read("w", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "012abcd789");
+
+	/* The transport refusing: the server writes inline. */
+	io.refuse = 1;
+	ck_assert_int_eq(send_keep(build_write(fh, 0, "xy"), &async_transport), 16 + 8);
+	/* No async offered: inline too. */
+	ck_assert_int_eq(send_keep(build_write(fh, 8, "zz"), &cb_transport), 16 + 8);
+	host_read("w", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "xy2abcd7zz");
+	ck_assert_int_eq(done_count, 1);
+}
+END_TEST
+
+/* Most filesystems refuse RWF_NOWAIT for buffered writes: those go async too. */
+START_TEST(write_nowait_refused_goes_async)
+{
+	uint64_t n, fh = file_fh("r", &n);
+	int fd = open(tf_path("r"), O_WRONLY);
+	struct iovec v = { "q", 1 };
+	bool refused = pwritev2(fd, &v, 1, 0, RWF_NOWAIT) < 0 && errno == EOPNOTSUPP;
+
+	close(fd);
+	ck_assert_int_eq(send_keep(build_write(fh, 1, "ab"), &async_transport),
+			 refused ? FS_REQ_DEFERRED : 16 + 8);
+	ck_assert_int_eq(io.count, refused ? 1 : 0);
+	if (refused)
+		run_pending(0);
+	char buf[32];
+	host_read("r", buf, sizeof(buf));
+	ck_assert_str_eq(buf, refused ? "0ab3456789" : "qab3456789");
 }
 END_TEST
 
@@ -623,6 +702,8 @@ int main(void)
 	tcase_add_test(tc, reset_cancels_waiters);
 	tcase_add_test(tc, read_goes_async_when_it_would_block);
 	tcase_add_test(tc, read_cached_answers_inline);
+	tcase_add_test(tc, write_goes_async_when_it_would_block);
+	tcase_add_test(tc, write_nowait_refused_goes_async);
 	tcase_add_test(tc, queues_in_parallel);
 	tcase_add_test(tc, lock_owners_are_bounded);
 	suite_add_tcase(s, tc);
