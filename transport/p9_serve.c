@@ -14,8 +14,9 @@
  * One thread per connection, one session per connection. A frame whose
  * size field cannot be a message (below the 7-byte header or above the
  * negotiated msize) ends that connection: nothing after it can be framed.
- * Replies of deferred requests (parked locks) are written from the helper
- * thread, so writes to a connection are serialised by its mutex.
+ * Replies of deferred requests (parked locks, the Tflush of one) are
+ * written from the helper thread, so writes to a connection are
+ * serialised by its mutex.
  */
 #include "transport/p9_serve.h"
 
@@ -40,6 +41,7 @@
 
 #include "fs/fs_fdbudget.h"
 #include "fs/fs_options.h"
+#include "fs/fs_park.h"
 #include "fs/9p/p9_server.h"
 #include "fs/9p/p9_wire.h"
 #include "fs/fs_thread.h"
@@ -129,8 +131,10 @@ static void conn_complete(void *ctx, struct fs_req *req, uint32_t len)
 }
 
 /*
- * A request that may be deferred (only Tlock can, on a socket): it gets
- * buffers of its own, since the server keeps them until it answers.
+ * A request that may be deferred (on a socket only Tlock, which may park,
+ * and Tflush, whose Rflush the parked lock's helper sends after the
+ * lock's answer): it gets buffers of its own, since the server keeps
+ * them until it answers.
  */
 static int handle_own(struct p9_conn *c, const uint8_t *frame, uint32_t size)
 {
@@ -223,7 +227,7 @@ static void *conn_thread(void *arg)
 			if (end - start >= size) {
 				const uint8_t *frame = in + start;
 				start += size;
-				if (frame[4] == P9_TLOCK) {
+				if (frame[4] == P9_TLOCK || frame[4] == P9_TFLUSH) {
 					flush_replies(c, out, &outlen);  /* keep replies in order */
 					if (handle_own(c, frame, size) < 0)
 						break;
@@ -604,9 +608,9 @@ int p9_serve_main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	sigaddset(&set, P9_CANCEL_SIGNAL);
+	sigaddset(&set, FS_PARK_SIGNAL);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	sigdelset(&set, P9_CANCEL_SIGNAL);
+	sigdelset(&set, FS_PARK_SIGNAL);
 	signal(SIGPIPE, SIG_IGN);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0) {

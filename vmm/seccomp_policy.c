@@ -71,7 +71,7 @@ static const struct sc_rule base_rules[] = {
 	{ SCMP_SYS(gettid), .why = "glibc's raise and pthread_kill" },
 	/* The tgid is checked in seccomp.c (added with our pid): only our own threads. */
 	{ SCMP_SYS(clock_gettime), .why = "poll windows and timed waits (when the vDSO cannot answer)" },
-	{ SCMP_SYS(clock_nanosleep), .why = "usleep: fuse-mount's forget batching, lock-interrupt retries" },
+	{ SCMP_SYS(clock_nanosleep), .why = "usleep: fuse-mount's forget batching" },
 	{ SCMP_SYS(nanosleep), .why = "usleep on older glibc" },
 	{ SCMP_SYS(restart_syscall), .why = "a sleep resumed after a signal" },
 	{ SCMP_SYS(sched_getaffinity), .why = "glibc malloc sizes its arena limit from it (the 9th arena)" },
@@ -108,6 +108,7 @@ static const struct sc_rule server_rules[] = {
 	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_OFD_SETLK) }, "SETLK / Tlock, and unlocks" },
 	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_OFD_SETLKW) }, "a lock taken inline when it cannot be parked" },
 	{ SCMP_SYS(flock), .why = "FUSE flock requests" },
+	{ SCMP_SYS(dup2), .why = "INTERRUPT/Tflush/Tversion cancel a parked wait: its fd becomes a dead one (fs_park.c)" },
 	{ SCMP_SYS(newfstatat), .why = "GETATTR, LOOKUP, the type check of every opened object" },
 	{ SCMP_SYS(fstat), .why = "GETATTR on an open fd" },
 	{ SCMP_SYS(statx), .why = "Tgetattr, mount ids" },
@@ -195,6 +196,7 @@ static const struct sc_rule vcpu_rules[] = {
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQFD) }, "virtio-mmio interrupts (transport set-up on the first status writes)" },
 	{ SCMP_SYS(poll), 0, 1, { ARG_EQ(2, 0) }, "a device reset drops stale kicks: a zero-timeout look, never a wait" },
 	{ SCMP_SYS(read), .why = "... then reads the stale kick count off the eventfd" },
+	{ SCMP_SYS(dup2), .why = "a device reset cancels the share's parked waits (fs_park.c)" },
 };
 
 static const struct sc_rule queue_rules[] = {
@@ -252,6 +254,7 @@ static const struct sc_rule vhost_user_rules[] = {
 	{ SCMP_SYS(connect), .why = "--syslog: ... and connect to it" },
 	{ SCMP_SYS(sendto), .why = "--syslog: a log line" },
 	{ SCMP_SYS(rt_sigaction), .why = "--syslog: glibc's syslog guards its send against SIGPIPE" },
+	{ SCMP_SYS(dup2), .why = "a reset or a new owner cancels the share's parked waits (fs_park.c)" },
 };
 
 static const struct sc_rule spawner_rules[] = {
@@ -269,6 +272,7 @@ static const struct sc_rule spawner_rules[] = {
 
 static const struct sc_rule control_rules[] = {
 	{ SCMP_SYS(read), .why = "signalfd: SIGINT/SIGTERM/SIGHUP" },
+	{ SCMP_SYS(dup2), .why = "teardown cancels parked waits (fs_park.c)" },
 };
 
 static const struct sc_rule run_control_rules[] = {

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "fs/fs_options.h"
+#include "fs/fs_park.h"
 #include "fs/fs_req.h"
 #include "fs/9p/p9_server.h"
 #include "fs/9p/p9_wire.h"
@@ -92,6 +93,7 @@ struct p9_fid {
 	mode_t mode;              /* S_IFMT bits of the file */
 	const struct p9_user *user;
 	int64_t dir_next;         /* readdir: offset the directory fd is at */
+	atomic_bool nowait_off[2]; /* [is_write]: ofd refused RWF_NOWAIT (fs_io.h) */
 	/* xattr fids */
 	char *xname;
 	uint8_t *xbuf;
@@ -107,7 +109,6 @@ struct p9_fid_slot {
 	struct p9_fid *f;
 };
 
-struct p9_parked;
 struct p9_aio;
 
 struct p9_session {
@@ -127,10 +128,7 @@ struct p9_session {
 	uint8_t *scratch;         /* request copy, then readdir's getdents */
 	uint8_t *reply;           /* reply being built */
 
-	pthread_mutex_t lock;     /* guards the parked list (helpers touch it) */
-	pthread_cond_t cond;
-	struct p9_parked *parked;
-	unsigned nparked;
+	struct fs_park_set parked; /* blocking Tlocks (p9_lock.c) */
 	struct p9_aio *aios;      /* async I/O in flight (transport thread only) */
 
 	/* Last qid prefix looked up: most files share the root's device. */
@@ -217,9 +215,10 @@ int p9_xattr_write(struct p9_msg *m, struct p9_fid *f, uint64_t off, uint32_t co
 int p9_xattr_commit(struct p9_session *s, struct p9_fid *f);
 int p9_op_lock(struct p9_msg *m);
 int p9_op_getlock(struct p9_msg *m);
-int p9_lock_flush(struct p9_session *s, uint16_t oldtag);
+int p9_lock_flush(struct p9_msg *m, uint16_t oldtag);
+int p9_lock_init(struct p9_session *s);
 void p9_lock_cancel_all(struct p9_session *s);
-void p9_lock_init_signal(void);
+void p9_lock_fini(struct p9_session *s);
 
 
 #endif

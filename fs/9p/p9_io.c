@@ -4,16 +4,18 @@
  *
  * Read and write payloads move straight between the transport's iovecs and
  * the file (preadv/pwritev on slices of req->in/req->out), with no copy
- * through the server. The cheap path comes first: RWF_NOWAIT succeeds when
- * the data is in the page cache (about a microsecond here); only when it
- * would block does the request go to the transport's io_uring (t->async),
- * or, without one, to a plain blocking call.
+ * through the server, by fs/fs_io.h's ladder (which FUSE's READ and WRITE
+ * take too): RWF_NOWAIT first, which succeeds when the page cache can
+ * answer (about a microsecond here); only when it would block does the
+ * request go to the transport's io_uring (t->async), or, without one, to
+ * a plain blocking call.
  */
 #include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "fs/fs_fdbudget.h"
+#include "fs/fs_io.h"
 #include "fs/9p/p9_impl.h"
 #include "fs/resolve.h"
 
@@ -109,6 +112,8 @@ int p9_op_lopen(struct p9_msg *m)
 	}
 	f->ofd = fd;
 	f->dir_next = 0;
+	atomic_store(&f->nowait_off[0], false);
+	atomic_store(&f->nowait_off[1], false);
 	p9_put_qid(&m->out, &qid);
 	p9_put_u32(&m->out, iounit(s));
 	return 0;
@@ -180,12 +185,15 @@ int p9_op_lcreate(struct p9_msg *m)
 	f->ofd = fd;
 	f->mode = st.st_mode;
 	f->dir_next = 0;
+	atomic_store(&f->nowait_off[0], false);
+	atomic_store(&f->nowait_off[1], false);
 	p9_put_qid(&m->out, &qid);
 	p9_put_u32(&m->out, iounit(s));
 	return 0;
 }
 
 struct p9_aio {
+	struct fs_aio aio;        /* first: the ladder hands it back */
 	struct p9_aio *next;      /* s->aios: in flight, for Tflush */
 	struct p9_session *s;
 	struct fs_req *req;
@@ -194,26 +202,33 @@ struct p9_aio {
 	bool is_write;
 	struct fs_req *flush_req; /* a Tflush waiting for this I/O, or NULL */
 	uint16_t flush_tag;
-	struct iovec v[P9_IOV_MAX];
+	unsigned niov;
+	struct iovec iov[];
 };
+_Static_assert(offsetof(struct p9_aio, aio) == 0, "the ladder hands back the aio");
 
-/* A record for an I/O in flight; NULL past the byte budget (then it runs synchronously). */
-static struct p9_aio *aio_new(struct p9_session *s)
+static size_t aio_cost(unsigned n)
 {
-	struct p9_aio *a;
-
-	if (p9_mem_charge(s, sizeof(*a)))
-		return NULL;
-	a = malloc(sizeof(*a));
-	if (!a)
-		p9_mem_refund(s, sizeof(*a));
-	return a;
+	return sizeof(struct p9_aio) + n * sizeof(struct iovec);
 }
 
-static void aio_free(struct p9_session *s, struct p9_aio *a)
+static void aio_unlist(struct p9_aio *a)
 {
+	for (struct p9_aio **pp = &a->s->aios; *pp; pp = &(*pp)->next) {
+		if (*pp == a) {
+			*pp = a->next;
+			break;
+		}
+	}
+}
+
+static void aio_free(struct p9_aio *a)
+{
+	struct p9_session *s = a->s;
+	size_t cost = aio_cost(a->niov);
+
 	free(a);
-	p9_mem_refund(s, sizeof(*a));
+	p9_mem_refund(s, cost);
 }
 
 /*
@@ -221,19 +236,14 @@ static void aio_free(struct p9_session *s, struct p9_aio *a)
  * io_uring finished the I/O, so s->aios needs no lock. A Tflush that came
  * meanwhile is answered right after the reply it was waiting for.
  */
-static void aio_done(void *arg, int result)
+static void aio_done(struct fs_aio *fa, ssize_t result)
 {
-	struct p9_aio *a = arg;
+	struct p9_aio *a = (struct p9_aio *)fa;
 	uint32_t len;
 
-	for (struct p9_aio **pp = &a->s->aios; *pp; pp = &(*pp)->next) {
-		if (*pp == a) {
-			*pp = a->next;
-			break;
-		}
-	}
+	aio_unlist(a);
 	if (result < 0) {
-		len = p9_reply_error(a->req, a->tag, result);
+		len = p9_reply_error(a->req, a->tag, (int)result);
 	} else if (a->is_write) {
 		uint8_t buf[P9_HDRSZ + 4];
 		struct p9_wbuf w;
@@ -257,7 +267,7 @@ static void aio_done(void *arg, int result)
 		len = (uint32_t)fs_iov_write(a->flush_req->out, a->flush_req->nout, 0, buf, sizeof(buf));
 		a->t->complete(a->t->ctx, a->flush_req, len);
 	}
-	aio_free(a->s, a);
+	aio_free(a);
 }
 
 /* Tflush of an I/O in flight: Rflush waits until that I/O has replied. */
@@ -273,45 +283,60 @@ int p9_aio_flush(struct p9_msg *m, uint16_t oldtag)
 	return 0;
 }
 
-/*
- * The I/O itself: NOWAIT first, then async through the transport, then
- * blocking. Returns 0 with *done bytes, -errno, or FS_REQ_DEFERRED (aio_done
- * replies later).
- */
-static int do_io(struct p9_msg *m, bool is_write, int fd, struct iovec *v, unsigned k,
-		 uint64_t off, ssize_t *done)
-{
-	ssize_t n;
+struct io_call {
+	struct p9_msg *m;
+	bool is_write;
+};
 
-	n = is_write ? pwritev2(fd, v, (int)k, (off_t)off, RWF_NOWAIT)
-		     : preadv2(fd, v, (int)k, (off_t)off, RWF_NOWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP) &&
-	    m->t && m->t->async && m->t->async->submit_rw) {
-		struct p9_aio *a = aio_new(m->s);
-		if (a) {
-			a->s = m->s;
-			a->req = m->req;
-			a->t = m->t;
-			a->tag = m->tag;
-			a->is_write = is_write;
-			a->flush_req = NULL;
-			memcpy(a->v, v, k * sizeof(*v));
-			/* Listed first: done() may run before submit_rw returns. */
-			a->next = m->s->aios;
-			m->s->aios = a;
-			if (m->t->async->submit_rw(m->t->ctx, is_write, fd, a->v, k, off,
-						   aio_done, a) == 0)
-				return FS_REQ_DEFERRED;
-			m->s->aios = a->next;
-			aio_free(m->s, a);
-		}
+/* A record for an I/O going async; NULL past the byte budget (then it blocks). */
+static struct fs_aio *aio_get(void *ctx, unsigned n)
+{
+	struct io_call *ic = ctx;
+	struct p9_session *s = ic->m->s;
+	struct p9_aio *a;
+
+	if (p9_mem_charge(s, aio_cost(n)))
+		return NULL;
+	a = malloc(aio_cost(n));
+	if (!a) {
+		p9_mem_refund(s, aio_cost(n));
+		return NULL;
 	}
-	if (n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP))
-		n = is_write ? pwritev(fd, v, (int)k, (off_t)off) : preadv(fd, v, (int)k, (off_t)off);
-	if (n < 0)
-		return -errno;
-	*done = n;
-	return 0;
+	*a = (struct p9_aio){
+		.aio = { .done = aio_done, .iov = a->iov },
+		.s = s, .req = ic->m->req, .t = ic->m->t, .tag = ic->m->tag,
+		.is_write = ic->is_write, .niov = n,
+	};
+	/* Listed first: done() may run before submit_rw returns. */
+	a->next = s->aios;
+	s->aios = a;
+	return &a->aio;
+}
+
+static void aio_put(void *ctx, struct fs_aio *fa)
+{
+	struct p9_aio *a = (struct p9_aio *)fa;
+
+	aio_unlist(a);
+	aio_free(a);
+}
+
+/*
+ * The I/O itself, through fs/fs_io.h's ladder (a short count is the
+ * answer). Returns 0 with *done bytes, -errno, or FS_REQ_DEFERRED
+ * (aio_done replies later).
+ */
+static int do_io(struct p9_msg *m, bool is_write, struct p9_fid *f, struct iovec *v,
+		 unsigned k, uint64_t off, size_t *done)
+{
+	struct io_call ic = { m, is_write };
+	const struct fs_aio_alloc alloc = { aio_get, aio_put, &ic };
+	struct fs_io io = {
+		.is_write = is_write, .fd = f->ofd, .off = off, .iov = v, .n = k,
+		.nowait_off = &f->nowait_off[is_write],
+	};
+
+	return fs_io_run(&io, m->t, &alloc, done);
 }
 
 int p9_op_read(struct p9_msg *m)
@@ -323,7 +348,7 @@ int p9_op_read(struct p9_msg *m)
 	size_t outcap = fs_iov_len(m->req->out, m->req->nout), got;
 	struct iovec v[P9_IOV_MAX];
 	struct p9_fid *f;
-	ssize_t n;
+	size_t n;
 	unsigned k;
 	int err;
 
@@ -346,7 +371,7 @@ int p9_op_read(struct p9_msg *m)
 		count = (uint32_t)(outcap - P9_IOHDRSZ);
 	k = fs_iov_slice(m->req->out, m->req->nout, P9_IOHDRSZ, count, v, P9_IOV_MAX, &got);
 	n = 0;
-	err = k ? do_io(m, false, f->ofd, v, k, off, &n) : 0;
+	err = k ? do_io(m, false, f, v, k, off, &n) : 0;
 	if (err)
 		return err;    /* -errno, or FS_REQ_DEFERRED */
 	uint8_t hdr[P9_IOHDRSZ];
@@ -367,8 +392,7 @@ int p9_op_write(struct p9_msg *m)
 	uint32_t count = p9_get_u32(&m->in);
 	struct iovec v[P9_IOV_MAX];
 	struct p9_fid *f;
-	size_t got;
-	ssize_t n;
+	size_t got, n;
 	unsigned k;
 	int err;
 
@@ -388,7 +412,7 @@ int p9_op_write(struct p9_msg *m)
 		return -EINVAL;
 	k = fs_iov_slice(m->req->in, m->req->nin, P9_TWRITE_HDRSZ, count, v, P9_IOV_MAX, &got);
 	n = 0;
-	err = k ? do_io(m, true, f->ofd, v, k, off, &n) : 0;
+	err = k ? do_io(m, true, f, v, k, off, &n) : 0;
 	if (err)
 		return err;    /* -errno, or FS_REQ_DEFERRED */
 	p9_put_u32(&m->out, (uint32_t)n);

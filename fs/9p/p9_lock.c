@@ -7,68 +7,38 @@
  * POSIX locks taken by host processes, and vanish when the fid's file is
  * closed, just as a process's locks vanish with the process.
  *
- * A blocking lock that conflicts is parked (see p9_server.h for why):
- * a helper thread waits in F_OFD_SETLKW on a dup of the fid's open file
- * (same description, so the lock is still the fid's) and completes the
- * request through the transport. Tflush sets the request's cancel flag
- * and signals the helper until it has answered, then returns. The dup is
- * charged to the fd budget and the waiter to the session's byte budget.
+ * A blocking lock that conflicts is parked (see p9_server.h for why, and
+ * fs/fs_park.h for how): a helper thread waits in F_OFD_SETLKW on a dup of
+ * the fid's open file (same description, so the lock is still the fid's)
+ * and completes the request through the transport. Tflush cancels it and
+ * is itself answered by the helper, right after the Rlerror(EINTR) of the
+ * lock it flushed. The dups are charged to the fd budget and the waiter
+ * (its record and its helper's stack) to the session's byte budget.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
-#include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fs/9p/p9_impl.h"
-#include "fs/creds.h"
-#include "fs/fs_thread.h"
 
 struct p9_parked {
-	struct p9_parked *next;
+	struct fs_park park; /* first: fs_park frees the record */
 	struct p9_session *s;
 	struct fs_req *req;
-	const struct fs_transport *t;
+	struct fs_transport t;
 	uint16_t tag;
-	int fd;
 	struct flock fl;
-	pthread_t thr;
-	atomic_bool cancel;
 };
+_Static_assert(offsetof(struct p9_parked, park) == 0, "fs_park frees the record");
 
 /*
- * A parked waiter's share of the byte budget: its record and its helper's
- * stack. Past the budget (or the fd budget, for its dup) the lock is
- * answered BLOCKED, as past P9_MAX_PARKED.
+ * A parked waiter's share of the byte budget. Past the budget (or the fd
+ * budget, for its dups) the lock is answered BLOCKED, as past P9_MAX_PARKED.
  */
-#define PARK_STACK (64u * 1024)
-#define PARKED_COST (sizeof(struct p9_parked) + PARK_STACK)
-
-static void cancel_handler(int sig)
-{
-	(void)sig;  /* only here to make a blocked fcntl return EINTR */
-}
-
-static pthread_once_t signal_once = PTHREAD_ONCE_INIT;
-
-static void install_handler(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = cancel_handler;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;  /* no SA_RESTART: the wait must be interrupted */
-	sigaction(P9_CANCEL_SIGNAL, &sa, NULL);
-}
-
-void p9_lock_init_signal(void)
-{
-	pthread_once(&signal_once, install_handler);
-}
+#define PARKED_COST (sizeof(struct p9_parked) + FS_PARK_STACK)
 
 static int parse_lock(struct p9_rbuf *in, uint8_t type, uint64_t start, uint64_t len,
 		      struct flock *fl)
@@ -100,105 +70,67 @@ static uint32_t lock_reply(struct fs_req *req, uint16_t tag, uint8_t status)
 	return (uint32_t)fs_iov_write(req->out, req->nout, 0, buf, sizeof(buf));
 }
 
-static void *park_thread(void *arg)
+static int parked_wait(struct fs_park *fp, int fd)
 {
-	struct p9_parked *p = arg;
-	struct p9_session *s = p->s;
-	sigset_t set;
-	uint32_t len;
-	/* Its parker's limit is inherited; this holds even if that changed. */
-	int err = fs_caps_limit();
+	struct p9_parked *p = (struct p9_parked *)fp;
 
-	(void)pthread_setname_np(pthread_self(), "lock-wait");
-
-	sigemptyset(&set);
-	sigaddset(&set, P9_CANCEL_SIGNAL);
-	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	while (!err) {
-		/* Checked before each wait: a signal sent before fcntl is lost. */
-		if (atomic_load(&p->cancel)) {
-			err = -EINTR;
-			break;
-		}
-		if (fcntl(p->fd, F_OFD_SETLKW, &p->fl) == 0)
-			break;
-		if (errno != EINTR) {
-			err = -errno;
-			break;
-		}
-	}
-	len = err ? p9_reply_error(p->req, p->tag, err) : lock_reply(p->req, p->tag, P9_LOCK_SUCCESS);
-	p->t->complete(p->t->ctx, p->req, len);
-	p9_fd_close(p->fd);
-	pthread_mutex_lock(&s->lock);
-	for (struct p9_parked **pp = &s->parked; *pp; pp = &(*pp)->next) {
-		if (*pp == p) {
-			*pp = p->next;
-			break;
-		}
-	}
-	s->nparked--;
-	pthread_cond_broadcast(&s->cond);
-	p9_mem_refund(s, PARKED_COST);
-	pthread_mutex_unlock(&s->lock);
-	free(p);
-	return NULL;
+	return fcntl(fd, F_OFD_SETLKW, &p->fl) == 0 ? 0 : -errno;
 }
 
-/* Hands a conflicting blocking lock to a helper; 0 when it could not. */
-static int park(struct p9_msg *m, int fd, const struct flock *fl)
+static void parked_undo(struct fs_park *fp, int fd)
+{
+	struct p9_parked *p = (struct p9_parked *)fp;
+	struct flock un = p->fl;
+
+	un.l_type = F_UNLCK;
+	fcntl(fd, F_OFD_SETLK, &un);
+}
+
+static void parked_answer(struct fs_park *fp, int err)
+{
+	struct p9_parked *p = (struct p9_parked *)fp;
+	uint32_t len = err ? p9_reply_error(p->req, p->tag, err)
+			   : lock_reply(p->req, p->tag, P9_LOCK_SUCCESS);
+
+	p->t.complete(p->t.ctx, p->req, len);
+	p9_mem_refund(p->s, PARKED_COST);
+}
+
+static const struct fs_park_ops parked_ops = {
+	.wait = parked_wait,
+	.undo = parked_undo,
+	.answer = parked_answer,
+};
+
+/* Hands a conflicting blocking lock to a helper; false when it could not. */
+static bool park(struct p9_msg *m, int fd, const struct flock *fl)
 {
 	struct p9_session *s = m->s;
 	struct p9_parked *p;
-	pthread_attr_t attr;
-	int err;
+	int dfd;
 
 	if (!m->t || !m->t->complete)
-		return 0;
+		return false;
 	if (p9_mem_charge(s, PARKED_COST))
-		return 0;
+		return false;
 	p = calloc(1, sizeof(*p));
-	if (!p) {
-		p9_mem_refund(s, PARKED_COST);
-		return 0;
-	}
+	dfd = p ? p9_fd_dup(fd) : -ENOMEM;
+	if (dfd < 0)
+		goto fail;
+	p->park.ops = &parked_ops;
+	p->park.key = m->tag;
 	p->s = s;
 	p->req = m->req;
-	p->t = m->t;
+	p->t = *m->t;
 	p->tag = m->tag;
 	p->fl = *fl;
-	atomic_init(&p->cancel, false);
-	p->fd = p9_fd_dup(fd);
-	if (p->fd < 0) {
-		free(p);
-		p9_mem_refund(s, PARKED_COST);
-		return 0;
-	}
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, PARK_STACK);
-	pthread_mutex_lock(&s->lock);
-	if (s->nparked >= P9_MAX_PARKED) {
-		err = EBUSY;
-	} else {
-		p->next = s->parked;
-		s->parked = p;
-		s->nparked++;
-		err = -fs_thread_create(&p->thr, &attr, FS_ROLE_LOCK_WAIT, park_thread, p);
-		if (err) {
-			s->parked = p->next;
-			s->nparked--;
-		}
-	}
-	pthread_mutex_unlock(&s->lock);
-	pthread_attr_destroy(&attr);
-	if (err) {
-		p9_fd_close(p->fd);
-		free(p);
-		p9_mem_refund(s, PARKED_COST);
-		return 0;
-	}
-	return 1;
+	if (fs_park_start(&s->parked, &p->park, dfd) == 0)
+		return true;
+	p9_fd_close(dfd);
+fail:
+	free(p);
+	p9_mem_refund(s, PARKED_COST);
+	return false;
 }
 
 int p9_op_lock(struct p9_msg *m)
@@ -278,51 +210,41 @@ int p9_op_getlock(struct p9_msg *m)
 	return 0;
 }
 
-static bool still_parked(struct p9_session *s, struct p9_parked *p)
+/*
+ * Tflush of a parked lock: FS_REQ_DEFERRED, its helper sends Rflush right
+ * after the lock's Rlerror(EINTR). 0 when nothing is parked under oldtag,
+ * or when the transport takes no deferred answer: then the lock has been
+ * answered when this returns.
+ */
+int p9_lock_flush(struct p9_msg *m, uint16_t oldtag)
 {
-	for (struct p9_parked *q = s->parked; q; q = q->next)
-		if (q == p)
-			return true;
-	return false;
+	struct p9_session *s = m->s;
+	uint8_t buf[P9_HDRSZ];
+
+	if (!m->t || !m->t->complete) {
+		fs_park_cancel_wait(&s->parked, oldtag);
+		return 0;
+	}
+	p9_put_hdr(buf, sizeof(buf), P9_RFLUSH, m->tag);
+	struct fs_park_follow f = {
+		.req = m->req, .t = *m->t,
+		.len = (uint32_t)fs_iov_write(m->req->out, m->req->nout, 0, buf, sizeof(buf)),
+	};
+	/* Tags are reused, so one not parked is not remembered. */
+	return fs_park_cancel(&s->parked, oldtag, &f, false) ? FS_REQ_DEFERRED : 0;
 }
 
-/* Caller holds s->lock. Signals p's helper until it has answered and gone. */
-static void cancel_wait(struct p9_session *s, struct p9_parked *p)
+int p9_lock_init(struct p9_session *s)
 {
-	atomic_store(&p->cancel, true);
-	while (still_parked(s, p)) {
-		struct timespec ts;
-		pthread_kill(p->thr, P9_CANCEL_SIGNAL);
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&s->cond, &s->lock, &ts);
-	}
-}
-
-int p9_lock_flush(struct p9_session *s, uint16_t oldtag)
-{
-	int found = 0;
-
-	pthread_mutex_lock(&s->lock);
-	for (struct p9_parked *p = s->parked; p; p = p->next) {
-		if (p->tag == oldtag) {
-			cancel_wait(s, p);
-			found = 1;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&s->lock);
-	return found;
+	return fs_park_set_init(&s->parked, P9_MAX_PARKED);
 }
 
 void p9_lock_cancel_all(struct p9_session *s)
 {
-	pthread_mutex_lock(&s->lock);
-	while (s->parked)
-		cancel_wait(s, s->parked);
-	pthread_mutex_unlock(&s->lock);
+	fs_park_cancel_all(&s->parked);
+}
+
+void p9_lock_fini(struct p9_session *s)
+{
+	fs_park_set_fini(&s->parked);
 }

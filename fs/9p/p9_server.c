@@ -68,8 +68,11 @@ int p9_server_create(struct p9_server **out, const char *root, const struct fs_o
 	/* Keys the fid hash so a client cannot choose numbers that collide. */
 	if (getrandom(&srv->fidseed, sizeof(srv->fidseed), GRND_NONBLOCK) != sizeof(srv->fidseed))
 		srv->fidseed = (uint32_t)time(NULL) ^ (uint32_t)(uintptr_t)srv;
-	p9_lock_init_signal();
 	p9_users_preload();
+	/* Here, not at session creation: that may be on a filtered thread. */
+	err = fs_park_setup();
+	if (err)
+		goto fail;
 	*out = srv;
 	return 0;
 fail:
@@ -117,8 +120,13 @@ int p9_session_create(struct p9_session **out, struct p9_server *srv, uint32_t m
 		free(s);
 		return -ENOMEM;
 	}
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->cond, NULL);
+	int err = p9_lock_init(s);
+	if (err) {
+		free(s->scratch);
+		free(s->reply);
+		free(s);
+		return err;
+	}
 	*out = s;
 	return 0;
 }
@@ -129,10 +137,9 @@ void p9_session_destroy(struct p9_session *s)
 		return;
 	p9_lock_cancel_all(s);
 	p9_fid_clunk_all(s);
+	p9_lock_fini(s);
 	free(s->scratch);
 	free(s->reply);
-	pthread_mutex_destroy(&s->lock);
-	pthread_cond_destroy(&s->cond);
 	free(s);
 }
 
@@ -249,9 +256,10 @@ static int op_flush(struct p9_msg *m)
 
 	if (p9_rbuf_error(&m->in))
 		return -EPROTO;
-	/* A parked lock is cancelled and answered before this returns. */
-	if (p9_lock_flush(m->s, oldtag))
-		return 0;
+	/* A parked lock is cancelled; Rflush follows its Rlerror(EINTR). */
+	int r = p9_lock_flush(m, oldtag);
+	if (r)
+		return r;
 	/* An I/O in flight cannot be recalled: Rflush follows its reply. */
 	return p9_aio_flush(m, oldtag);
 }

@@ -45,9 +45,11 @@
  * when the lock is granted, so a guest waiting on a lock wakes when the
  * holder releases it. The Linux client would otherwise sleep its whole
  * lock retry interval (30 s by default) after each BLOCKED answer. Tflush
- * of a parked lock interrupts the helper with P9_CANCEL_SIGNAL, completes
- * the parked request with Rlerror(EINTR) and only then answers Rflush. Past
- * P9_MAX_PARKED parked locks per session the answer is BLOCKED instead.
+ * of a parked lock cancels it (fs/fs_park.h) and is deferred too: the
+ * helper answers the lock with Rlerror(EINTR) and then the Tflush with
+ * Rflush, so the queue never waits for it. (Through a transport without
+ * `complete` the Tflush call itself waits until the lock has answered.)
+ * Past P9_MAX_PARKED parked locks per session the answer is BLOCKED.
  * An async read/write cannot be recalled: Tflush of one is itself deferred
  * and its Rflush is completed right after the I/O's reply. A transport must
  * let its async I/O finish (run every done callback) before
@@ -56,10 +58,11 @@
  * transport without `complete` (and without `async`): nothing is deferred
  * then, and a conflicting blocking lock is answered BLOCKED.
  *
- * Process-wide effects of p9_server_create(): installs a do-nothing handler
- * for P9_CANCEL_SIGNAL (no SA_RESTART, so a blocked fcntl returns EINTR),
- * and opens /proc/self/fd, which the server needs to reopen O_PATH fds
- * (Tlopen, Tsetattr, Tlink); a sandbox must leave /proc reachable at
+ * Process-wide effects: p9_server_create() sets up parking
+ * (fs/fs_park.h: a do-nothing handler for FS_PARK_SIGNAL, no SA_RESTART,
+ * so a blocked fcntl returns EINTR, and an O_PATH fd of "/").
+ * p9_server_create() opens /proc/self/fd, which the server needs to reopen
+ * O_PATH fds (Tlopen, Tsetattr, Tlink); a sandbox must leave /proc reachable at
  * create time (the fd is kept) and, for xattrs, Trename and Tremove (which
  * go through /proc/self/fd/N paths), at run time. Tattach looks the user
  * up (getpwuid_r/getgrouplist: /etc/passwd, /etc/group); where that fails
@@ -74,7 +77,7 @@
  * fchmodat, fchownat, utimensat, getxattr, setxattr, listxattr,
  * removexattr, setfsuid, setfsgid, setgroups, capget, capset and prctl
  * (PR_CAPBSET_DROP: fs_caps_limit, once per thread), and for parked locks
- * clone3 (or clone), tgkill, rt_sigprocmask, futex, madvise, munmap.
+ * what fs/fs_park.h lists.
  *
  * Capabilities: a thread's first request limits that thread's
  * capabilities to what a passthrough needs (fs_caps_limit), so a thread
@@ -97,7 +100,6 @@
 #ifndef STAINLESS_FS_9P_P9_SERVER_H
 #define STAINLESS_FS_9P_P9_SERVER_H
 
-#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -107,7 +109,6 @@
 struct p9_server;
 struct p9_session;
 
-#define P9_CANCEL_SIGNAL (SIGRTMIN + 5)
 #define P9_MAX_PARKED 64u
 
 /*

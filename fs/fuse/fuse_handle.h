@@ -21,6 +21,7 @@ struct fuse_handle {
 	_Atomic bool released;
 	int fd;
 	int flags;              /* open flags as used on the host */
+	atomic_bool nowait_off[2]; /* [is_write]: the file refused RWF_NOWAIT (fs_io.h) */
 	struct fuse_inode *inode; /* referenced while the handle lives */
 	pthread_mutex_t dir_mu; /* directories: one READDIR at a time */
 	uint64_t dir_stamp;     /* stamp of its last READDIR, under dir_mu (fuse_ops_dir.c) */

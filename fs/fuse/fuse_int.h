@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "fs/fs_park.h"
 #include "fs/fuse/fuse_handle.h"
 #include "fs/fuse/fuse_inode.h"
 #include "fs/fuse/fuse_server.h"
@@ -55,8 +56,6 @@ _Static_assert(FUSE_COMPAT_SETXATTR_IN_SIZE == 8, "setxattr_in (no SETXATTR_EXT)
 /* Largest argument block copied out of a request (SETXATTR value + name). */
 #define FUSE_ARG_MAX (65536u + NAME_MAX + 1 + 64)
 
-struct fuse_lkwait;
-
 struct fuse_server {
 	int proc_fd;              /* /proc/self/fd: reopening O_PATH fds */
 	struct fs_options opts;
@@ -77,10 +76,7 @@ struct fuse_server {
 	unsigned ndevs;
 	/* fuse_lock.c */
 	pthread_mutex_t lock_mu;  /* the inodes' lock-owner lists */
-	pthread_mutex_t wait_mu;
-	pthread_cond_t wait_cv;
-	struct fuse_lkwait *waiters;
-	unsigned nwaiters;
+	struct fs_park_set waits; /* parked SETLKWs */
 };
 
 /* One request in flight, its header and argument copied out of req->in. */

@@ -11,65 +11,51 @@
  * OFD, which is POSIX's "any close drops the process's locks".
  * flock: on the handle's own fd (one client open file = one host one).
  *
- * A SETLKW that cannot be granted at once is parked: a helper thread does
- * the blocking wait and completes the request through the transport, so the
- * queue keeps serving. INTERRUPT (or a reset) sets the waiter's cancelled
- * flag and wakes it with FUSE_SERVER_WAKE_SIGNAL; it answers EINTR.
+ * A SETLKW that cannot be granted at once is parked (fs/fs_park.h): a
+ * helper thread does the blocking wait and completes the request through
+ * the transport, so the queue keeps serving. INTERRUPT (or a reset)
+ * cancels it and returns at once; the helper answers EINTR.
  */
 #include "fs/fuse/fuse_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fs/fs_fdbudget.h"
-#include "fs/creds.h"
-#include "fs/fs_thread.h"
 
+/* Parked SETLKWs per server: each holds two fds and a helper thread. */
 #define MAX_WAITERS 64
 #define OFFSET_MAX INT64_MAX
 
 struct fuse_lkwait {
-	struct fuse_server *srv;
+	struct fs_park park; /* first: fs_park frees the record */
 	struct fs_req *req;
 	struct fs_transport t;
 	uint64_t unique;
-	int fd;
 	bool is_flock;
 	int flock_op;
 	struct flock fl;
-	pthread_t thread;
-	_Atomic bool cancelled;
-	struct fuse_lkwait *next;
 };
-
-static void wake_handler(int sig)
-{
-	(void)sig; /* only there to make a blocked fcntl return EINTR */
-}
+_Static_assert(offsetof(struct fuse_lkwait, park) == 0, "fs_park frees the record");
 
 int fuse_lock_init(struct fuse_server *s)
 {
-	struct sigaction sa = { .sa_handler = wake_handler };
-
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(FUSE_SERVER_WAKE_SIGNAL, &sa, NULL) < 0)
-		return -errno;
 	pthread_mutex_init(&s->lock_mu, NULL);
-	pthread_mutex_init(&s->wait_mu, NULL);
-	pthread_cond_init(&s->wait_cv, NULL);
-	return 0;
+	int r = fs_park_set_init(&s->waits, MAX_WAITERS);
+	if (r)
+		pthread_mutex_destroy(&s->lock_mu);
+	return r;
 }
 
 void fuse_lock_fini(struct fuse_server *s)
 {
+	fs_park_set_fini(&s->waits);
 	pthread_mutex_destroy(&s->lock_mu);
-	pthread_mutex_destroy(&s->wait_mu);
-	pthread_cond_destroy(&s->wait_cv);
 }
 
 /*
@@ -217,61 +203,41 @@ out:
 	return r;
 }
 
-static void *waiter_main(void *arg)
+static int lkwait_wait(struct fs_park *p, int fd)
 {
-	struct fuse_lkwait *w = arg;
-	struct fuse_server *s = w->srv;
-	sigset_t set;
-	/* Its parker's limit is inherited; this holds even if that changed. */
-	int lim = fs_caps_limit();
-	int r = lim ? lim : -EINTR;
+	struct fuse_lkwait *w = (struct fuse_lkwait *)p;
+	int k = w->is_flock ? flock(fd, w->flock_op) : fcntl(fd, F_OFD_SETLKW, &w->fl);
 
-	(void)pthread_setname_np(pthread_self(), "lock-wait");
+	return k == 0 ? 0 : -errno;
+}
 
-	sigemptyset(&set);
-	sigaddset(&set, FUSE_SERVER_WAKE_SIGNAL);
-	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	while (!lim && !atomic_load(&w->cancelled)) {
-		int k = w->is_flock ? flock(w->fd, w->flock_op)
-				    : fcntl(w->fd, F_OFD_SETLKW, &w->fl);
-		if (k == 0) {
-			r = 0;
-			break;
-		}
-		if (errno != EINTR) {
-			r = -errno;
-			break;
-		}
-	}
-	if (r == 0 && atomic_load(&w->cancelled)) {
-		/* Granted as the client gave up: give it back. */
-		struct flock un = w->fl;
-		un.l_type = F_UNLCK;
-		if (w->is_flock)
-			flock(w->fd, LOCK_UN);
-		else
-			fcntl(w->fd, F_OFD_SETLK, &un);
-		r = -EINTR;
-	}
-	close(w->fd);
-	fs_fd_refund();
+static void lkwait_undo(struct fs_park *p, int fd)
+{
+	struct fuse_lkwait *w = (struct fuse_lkwait *)p;
+	struct flock un = w->fl;
+
+	un.l_type = F_UNLCK;
+	if (w->is_flock)
+		flock(fd, LOCK_UN);
+	else
+		fcntl(fd, F_OFD_SETLK, &un);
+}
+
+static void lkwait_answer(struct fs_park *p, int r)
+{
+	struct fuse_lkwait *w = (struct fuse_lkwait *)p;
 	size_t outcap = fs_iov_len(w->req->out, w->req->nout);
 	int len = r ? fuse_reply_err(w->req, outcap, w->unique, r)
 		    : fuse_reply_hdr(w->req, w->unique, 0);
-	w->t.complete(w->t.ctx, w->req, (uint32_t)len);
 
-	pthread_mutex_lock(&s->wait_mu);
-	struct fuse_lkwait **p;
-	for (p = &s->waiters; *p && *p != w; p = &(*p)->next)
-		;
-	if (*p)
-		*p = w->next;
-	s->nwaiters--;
-	pthread_cond_broadcast(&s->wait_cv);
-	pthread_mutex_unlock(&s->wait_mu);
-	free(w);
-	return NULL;
+	w->t.complete(w->t.ctx, w->req, (uint32_t)len);
 }
+
+static const struct fs_park_ops lkwait_ops = {
+	.wait = lkwait_wait,
+	.undo = lkwait_undo,
+	.answer = lkwait_answer,
+};
 
 /* Hands a lock that must wait to a helper thread; takes fd. */
 static int park(struct fuse_call *c, int fd, bool is_flock, int op,
@@ -279,7 +245,6 @@ static int park(struct fuse_call *c, int fd, bool is_flock, int op,
 {
 	struct fuse_server *s = c->srv;
 	struct fuse_lkwait *w;
-	pthread_attr_t attr;
 	int r;
 
 	/* A parked wait holds its fd for as long as the client likes. */
@@ -289,45 +254,26 @@ static int park(struct fuse_call *c, int fd, bool is_flock, int op,
 	}
 	w = calloc(1, sizeof(*w));
 	if (!w) {
-		close(fd);
-		fs_fd_refund();
-		return -ENOMEM;
+		r = -ENOMEM;
+		goto fail;
 	}
-	*w = (struct fuse_lkwait){
-		.srv = s, .req = c->req, .t = *c->t, .unique = c->h.unique,
-		.fd = fd, .is_flock = is_flock, .flock_op = op,
-	};
+	w->park.ops = &lkwait_ops;
+	w->park.key = c->h.unique;
+	w->req = c->req;
+	w->t = *c->t;
+	w->unique = c->h.unique;
+	w->is_flock = is_flock;
+	w->flock_op = op;
 	if (fl)
 		w->fl = *fl;
-	pthread_mutex_lock(&s->wait_mu);
-	if (s->nwaiters >= MAX_WAITERS) {
-		pthread_mutex_unlock(&s->wait_mu);
-		close(fd);
-		fs_fd_refund();
-		free(w);
-		return -ENOLCK;
-	}
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	/* Room for the transport's completion callback, which runs here. */
-	pthread_attr_setstacksize(&attr, 256 << 10);
-	/* Listed before it runs, so it can always find and unlist itself. */
-	w->next = s->waiters;
-	s->waiters = w;
-	s->nwaiters++;
-	r = -fs_thread_create(&w->thread, &attr, FS_ROLE_LOCK_WAIT, waiter_main, w);
-	pthread_attr_destroy(&attr);
-	if (r) {
-		s->waiters = w->next;
-		s->nwaiters--;
-		pthread_mutex_unlock(&s->wait_mu);
-		close(fd);
-		fs_fd_refund();
-		free(w);
-		return -r;
-	}
-	pthread_mutex_unlock(&s->wait_mu);
-	return FS_REQ_DEFERRED;
+	r = fs_park_start(&s->waits, &w->park, fd);
+	if (r == 0)
+		return FS_REQ_DEFERRED;
+	free(w);
+fail:
+	close(fd);
+	fs_fd_refund();
+	return r;
 }
 
 static int setlk(struct fuse_call *c, bool wait)
@@ -393,55 +339,21 @@ int fuse_op_setlkw(struct fuse_call *c)
 	return setlk(c, true);
 }
 
-/* Signals the waiter for unique (all when unique is 0); true if one was found. */
-static bool kick(struct fuse_server *s, uint64_t unique, bool all)
-{
-	bool found = false;
-
-	pthread_mutex_lock(&s->wait_mu);
-	for (struct fuse_lkwait *w = s->waiters; w; w = w->next) {
-		if (all || w->unique == unique) {
-			atomic_store(&w->cancelled, true);
-			/* Listed means alive: it unlists itself before exiting. */
-			pthread_kill(w->thread, FUSE_SERVER_WAKE_SIGNAL);
-			found = true;
-		}
-	}
-	pthread_mutex_unlock(&s->wait_mu);
-	return found;
-}
-
 int fuse_op_interrupt(struct fuse_call *c)
 {
 	struct fuse_interrupt_in in;
 
 	memcpy(&in, c->arg, sizeof(in));
 	/*
-	 * A signal landing just before the waiter enters fcntl is lost, so
-	 * knock a few more times while it is still listed (rare, and short).
+	 * Returns at once: the helper answers EINTR. Uniques are never
+	 * reused, so one not parked yet is remembered for its SETLKW,
+	 * which another queue may still be handing over.
 	 */
-	for (int i = 0; i < 20 && kick(c->srv, in.unique, false); i++)
-		usleep(500);
+	fs_park_cancel(&c->srv->waits, in.unique, NULL, true);
 	return 0;
 }
 
 void fuse_lock_cancel_all(struct fuse_server *s)
 {
-	struct timespec ts;
-
-	pthread_mutex_lock(&s->wait_mu);
-	while (s->nwaiters) {
-		pthread_mutex_unlock(&s->wait_mu);
-		kick(s, 0, true);
-		pthread_mutex_lock(&s->wait_mu);
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 5000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		if (s->nwaiters)
-			pthread_cond_timedwait(&s->wait_cv, &s->wait_mu, &ts);
-	}
-	pthread_mutex_unlock(&s->wait_mu);
+	fs_park_cancel_all(&s->waits);
 }

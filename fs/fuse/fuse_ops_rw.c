@@ -2,120 +2,119 @@
 /*
  * READ and WRITE: the data path. No locks: a handle is pinned with one
  * atomic reference, data moves straight between the file and the
- * transport's iovecs (no bounce buffer). READ first tries preadv2 with
- * RWF_NOWAIT, which answers from the page cache at plain-pread cost; only
- * what would block goes to the transport's io_uring (when it offers one),
- * and the request completes later through its callback.
+ * transport's iovecs (no bounce buffer), and both take fs/fs_io.h's
+ * ladder: preadv2/pwritev2 with RWF_NOWAIT first, which the page cache
+ * answers at plain-call cost; what would block goes to the transport's
+ * io_uring (when it offers one) and the request completes later through
+ * its callback; without one the call blocks.
  */
 #include "fs/fuse/fuse_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
+#include "fs/fs_io.h"
+
 #define RW_MAX_IOV 1024 /* UIO_MAXIOV */
 #define RW_MAX_SIZE (16u << 20)
 
-struct fuse_aread {
+/* A READ or WRITE gone to the transport's io_uring. */
+struct fuse_aio {
+	struct fs_aio aio;      /* first: the ladder hands it back */
 	struct fuse_server *srv;
 	struct fs_req *req;
 	struct fs_transport t;
-	struct fuse_handle *h;
+	struct fuse_handle *h;  /* the request's reference, until done */
 	uint64_t unique;
-	uint64_t offset;
-	size_t done;            /* bytes the RWF_NOWAIT try already got */
+	bool is_write;
 	struct iovec iov[];
 };
+_Static_assert(offsetof(struct fuse_aio, aio) == 0, "the ladder hands back the aio");
 
-static void iov_advance(struct iovec **iov, int *n, size_t k)
+/* The answer to a READ (payload already in place) or a WRITE of n bytes. */
+static int rw_reply(const struct fs_req *req, uint64_t unique, bool is_write, size_t n)
 {
-	while (k && *n) {
-		if (k >= (*iov)->iov_len) {
-			k -= (*iov)->iov_len;
-			(*iov)++;
-			(*n)--;
-		} else {
-			(*iov)->iov_base = (uint8_t *)(*iov)->iov_base + k;
-			(*iov)->iov_len -= k;
-			k = 0;
-		}
-	}
+	struct fuse_write_out out = { .size = (uint32_t)n };
+
+	if (!is_write)
+		return fuse_reply_hdr(req, unique, n);
+	fs_iov_write(req->out, req->nout, sizeof(struct fuse_out_header), &out, sizeof(out));
+	return fuse_reply_hdr(req, unique, sizeof(out));
 }
 
-/* Blocking reads until want bytes, EOF or an error; returns bytes or -errno. */
-static ssize_t read_rest(int fd, struct iovec *iov, int n, uint64_t off,
-			 size_t done, size_t want)
+/* On the transport's thread: the io_uring part finished. */
+static void aio_done(struct fs_aio *fa, ssize_t res)
 {
-	while (done < want && n > 0) {
-		ssize_t r = preadv(fd, iov, n, (off_t)(off + done));
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return done ? (ssize_t)done : -errno;
-		}
-		if (r == 0)
-			break;
-		done += (size_t)r;
-		iov_advance(&iov, &n, (size_t)r);
-	}
-	return (ssize_t)done;
-}
-
-static void aread_finish(struct fuse_aread *a, ssize_t res)
-{
+	struct fuse_aio *a = (struct fuse_aio *)fa;
 	size_t outcap = fs_iov_len(a->req->out, a->req->nout);
 	int len = res < 0 ? fuse_reply_err(a->req, outcap, a->unique, (int)res)
-			  : fuse_reply_hdr(a->req, a->unique, (size_t)res);
+			  : rw_reply(a->req, a->unique, a->is_write, (size_t)res);
 
 	fuse_handle_put(&a->srv->ht, a->h, &a->srv->it);
 	a->t.complete(a->t.ctx, a->req, (uint32_t)len);
 	free(a);
 }
 
-/*
- * The transport's io_uring finished the read. io_uring already retries
- * short buffered reads of regular files itself, so a short count is EOF.
- */
-static void aread_done(void *arg, int result)
-{
-	struct fuse_aread *a = arg;
+struct rw_call {
+	struct fuse_call *c;
+	struct fuse_handle *h;
+	bool is_write;
+};
 
-	if (result < 0)
-		aread_finish(a, a->done ? (ssize_t)a->done : result);
-	else
-		aread_finish(a, (ssize_t)(a->done + (size_t)result));
-}
-
-static int submit_async(struct fuse_call *c, struct fuse_handle *h,
-			struct iovec *iov, int n, uint64_t off, size_t done)
+/* The request's handle reference goes with the record. */
+static struct fs_aio *aio_get(void *ctx, unsigned n)
 {
-	struct fuse_aread *a = malloc(sizeof(*a) + (size_t)n * sizeof(*iov));
+	struct rw_call *rc = ctx;
+	struct fuse_aio *a = malloc(sizeof(*a) + (size_t)n * sizeof(struct iovec));
 
 	if (!a)
-		return -ENOMEM;
-	*a = (struct fuse_aread){
-		.srv = c->srv, .req = c->req, .t = *c->t, .h = h,
-		.unique = c->h.unique, .offset = off, .done = done,
+		return NULL;
+	*a = (struct fuse_aio){
+		.aio = { .done = aio_done, .iov = a->iov },
+		.srv = rc->c->srv, .req = rc->c->req, .t = *rc->c->t, .h = rc->h,
+		.unique = rc->c->h.unique, .is_write = rc->is_write,
 	};
-	memcpy(a->iov, iov, (size_t)n * sizeof(*iov));
-	int r = c->t->async->submit_rw(c->t->ctx, false, h->fd, a->iov, (unsigned)n,
-				       off + done, aread_done, a);
-	if (r)
-		free(a);
+	return &a->aio;
+}
+
+static void aio_put(void *ctx, struct fs_aio *a)
+{
+	free(a);
+}
+
+/* Moves the data of a READ or WRITE; the reply, or FS_REQ_DEFERRED. */
+static int rw(struct fuse_call *c, struct fuse_handle *h, bool is_write, uint64_t off,
+	      struct iovec *iov, unsigned n)
+{
+	struct rw_call rc = { c, h, is_write };
+	const struct fs_aio_alloc alloc = { aio_get, aio_put, &rc };
+	struct fs_io io = {
+		.is_write = is_write, .whole = true, .fd = h->fd, .off = off, .iov = iov, .n = n,
+		.nowait_blocks = c->srv->params.test_nowait_blocks,
+		.nowait_off = &h->nowait_off[is_write],
+	};
+	size_t moved;
+	int r = fs_io_run(&io, c->t, &alloc, &moved);
+
+	if (r == FS_REQ_DEFERRED)
+		return r;  /* the handle reference went with it */
+	if (r == 0)
+		r = rw_reply(c->req, c->h.unique, is_write, moved);
+	fuse_handle_put(&c->srv->ht, h, &c->srv->it);
 	return r;
 }
 
 int fuse_op_read(struct fuse_call *c)
 {
 	struct fuse_read_in in;
-	struct iovec iovs[RW_MAX_IOV], *iov = iovs;
+	struct iovec iov[RW_MAX_IOV];
 	size_t hl = sizeof(struct fuse_out_header), size;
 	struct fuse_handle *h;
-	ssize_t n = -1;
-	int k, r;
+	int k;
 
 	memcpy(&in, c->arg, sizeof(in));
 	if (in.offset > (uint64_t)INT64_MAX || c->outcap < hl)
@@ -128,84 +127,45 @@ int fuse_op_read(struct fuse_call *c)
 		size = c->outcap - hl;
 	if (size > RW_MAX_SIZE)
 		size = RW_MAX_SIZE;
-	k = (int)fs_iov_slice(c->req->out, c->req->nout, hl, size, iovs, RW_MAX_IOV, NULL);
-	size = fs_iov_len(iovs, (unsigned)k);
-	if (size == 0) {
-		r = fuse_reply_hdr(c->req, c->h.unique, 0);
-		goto out;
+	k = (int)fs_iov_slice(c->req->out, c->req->nout, hl, size, iov, RW_MAX_IOV, NULL);
+	if (fs_iov_len(iov, (unsigned)k) == 0) {
+		fuse_handle_put(&c->srv->ht, h, &c->srv->it);
+		return fuse_reply_hdr(c->req, c->h.unique, 0);
 	}
-	if (!c->srv->params.test_nowait_blocks)
-		n = preadv2(h->fd, iov, k, (off_t)in.offset, RWF_NOWAIT);
-	else
-		errno = EAGAIN;
-	if (n == (ssize_t)size || n == 0) {
-		r = fuse_reply_hdr(c->req, c->h.unique, (size_t)n);
-		goto out;
-	}
-	if (n < 0 && errno != EAGAIN && errno != EOPNOTSUPP) {
-		r = -errno;
-		goto out;
-	}
-	size_t done = n > 0 ? (size_t)n : 0;
-	iov_advance(&iov, &k, done);
-	if (c->t && c->t->async && c->t->async->submit_rw && c->t->complete &&
-	    submit_async(c, h, iov, k, in.offset, done) == 0)
-		return FS_REQ_DEFERRED; /* the handle reference went with it */
-	n = read_rest(h->fd, iov, k, in.offset, done, size);
-	r = n < 0 ? (int)n : fuse_reply_hdr(c->req, c->h.unique, (size_t)n);
-out:
-	fuse_handle_put(&c->srv->ht, h, &c->srv->it);
-	return r;
+	return rw(c, h, false, in.offset, iov, (unsigned)k);
 }
 
 int fuse_op_write(struct fuse_call *c)
 {
 	struct fuse_write_in in;
-	struct fuse_write_out out = { 0 };
-	struct iovec iovs[RW_MAX_IOV], *iov = iovs;
-	size_t at = sizeof(struct fuse_in_header) + sizeof(in), done = 0;
+	struct iovec iov[RW_MAX_IOV];
+	size_t at = sizeof(struct fuse_in_header) + sizeof(in);
 	struct fuse_handle *h;
-	int k, r = 0;
+	int k, r;
 
 	memcpy(&in, c->arg, sizeof(in));
 	if (in.size != c->arglen - sizeof(in) || in.size > RW_MAX_SIZE ||
-	    in.offset > (uint64_t)INT64_MAX - in.size)
+	    in.offset > (uint64_t)INT64_MAX - in.size ||
+	    c->outcap < sizeof(struct fuse_out_header) + sizeof(struct fuse_write_out))
 		return -EINVAL;
-	k = (int)fs_iov_slice(c->req->in, c->req->nin, at, in.size, iovs, RW_MAX_IOV, NULL);
-	if (fs_iov_len(iovs, (unsigned)k) != in.size)
+	/* guest: the payload is written straight from req->in */
+	k = (int)fs_iov_slice(c->req->in, c->req->nin, at, in.size, iov, RW_MAX_IOV, NULL);
+	if (fs_iov_len(iov, (unsigned)k) != in.size)
 		return -EINVAL; /* more pieces than one pwritev takes */
 	h = fuse_handle_get(&c->srv->ht, in.fh);
 	if (!h)
 		return -EBADF;
-	if ((h->flags & O_ACCMODE) == O_RDONLY) {
-		r = -EBADF;
-		goto out;
-	}
-	if (c->srv->killpriv_v2 && (in.write_flags & FUSE_WRITE_KILL_SUIDGID)) {
+	r = (h->flags & O_ACCMODE) == O_RDONLY ? -EBADF : 0;
+	/* Before the data lands, as the kernel's own write would. */
+	if (!r && c->srv->killpriv_v2 && (in.write_flags & FUSE_WRITE_KILL_SUIDGID))
 		r = fuse_kill_suidgid(h->fd);
-		if (r)
-			goto out;
+	if (r) {
+		fuse_handle_put(&c->srv->ht, h, &c->srv->it);
+		return r;
 	}
-	while (done < in.size) {
-		ssize_t n = pwritev(h->fd, iov, k, (off_t)(in.offset + done)); /* guest */
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (!done)
-				r = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		done += (size_t)n;
-		iov_advance(&iov, &k, (size_t)n);
+	if (in.size == 0) {
+		fuse_handle_put(&c->srv->ht, h, &c->srv->it);
+		return rw_reply(c->req, c->h.unique, true, 0);
 	}
-	if (!r) {
-		out.size = (uint32_t)done;
-		r = fuse_reply(c, &out, sizeof(out));
-	}
-out:
-	fuse_handle_put(&c->srv->ht, h, &c->srv->it);
-	return r;
+	return rw(c, h, true, in.offset, iov, (unsigned)k);
 }

@@ -30,10 +30,11 @@
  * thread's capabilities to what a passthrough needs, for good
  * (fs_caps_limit): serve from threads that need no more afterwards.
  *
- * Blocking lock waits (SETLKW) run on a small helper thread that is woken
- * for INTERRUPT with FUSE_SERVER_WAKE_SIGNAL; the server installs a no-op
- * handler for it (without SA_RESTART). Keep that signal free in the process
- * and unblocked in no thread the server creates (it unblocks it itself).
+ * Blocking lock waits (SETLKW) are parked on a small helper thread each
+ * (fs/fs_park.h: at most 64 per server; INTERRUPT cancels one without
+ * waiting, the helper answers EINTR). The first server installs a no-op
+ * handler for FS_PARK_SIGNAL (without SA_RESTART); keep that signal free
+ * in the process.
  *
  * Every host fd the server keeps for a client is charged to the process's
  * fd budget (fs_fdbudget.h): one limit across all shares, however many
@@ -47,7 +48,6 @@
 #ifndef STAINLESS_FS_FUSE_FUSE_SERVER_H
 #define STAINLESS_FS_FUSE_FUSE_SERVER_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -55,8 +55,6 @@
 #include "fs/fs_req.h"
 
 struct fuse_server;
-
-#define FUSE_SERVER_WAKE_SIGNAL (SIGRTMIN + 4)
 
 /*
  * DAX hook: FUSE_SETUPMAPPING and FUSE_REMOVEMAPPING are answered ENOSYS

@@ -4,8 +4,10 @@
  * (checked against each other and against a lock this process holds on
  * the host file, which an OFD lock must respect), flock through
  * FUSE_LK_FLOCK, SETLKW parked and completed through the transport,
- * INTERRUPT and reset cancelling it, and READ going to the transport's
- * async I/O when the page cache cannot answer.
+ * INTERRUPT and reset cancelling it (INTERRUPT without waiting, even
+ * one that overtook its SETLKW), the bound on parked waits, and READ and
+ * WRITE going to the transport's async I/O when the page cache cannot
+ * answer at once.
  */
 #include "tests/unit/test_fuse_util.h"
 
@@ -18,7 +20,7 @@
 /* --- a transport that records completions ------------------------------- */
 static pthread_mutex_t done_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
-static int done_count;
+static int done_count, done_eintr;
 static uint32_t done_len;
 static struct fuse_out_header done_oh;
 
@@ -27,6 +29,8 @@ static void on_complete(void *ctx, struct fs_req *req, uint32_t len)
 	pthread_mutex_lock(&done_mu);
 	done_len = len;
 	memcpy(&done_oh, req->out[0].iov_base, sizeof(done_oh));
+	if (done_oh.error == -EINTR)
+		done_eintr++;
 	done_count++;
 	pthread_cond_broadcast(&done_cv);
 	pthread_mutex_unlock(&done_mu);
@@ -292,6 +296,7 @@ END_TEST
 
 /* --- a transport with async I/O: submissions wait until run_pending() --- */
 static struct {
+	bool is_write;
 	int fd;
 	const struct iovec *iov;
 	unsigned n;
@@ -307,7 +312,7 @@ static int fake_submit(void *ctx, bool is_write, int fd, const struct iovec *iov
 {
 	if (io.refuse)
 		return -EAGAIN;
-	ck_assert(!is_write);
+	io.is_write = is_write;
 	io.fd = fd;
 	io.iov = iov;
 	io.n = n;
@@ -320,7 +325,8 @@ static int fake_submit(void *ctx, bool is_write, int fd, const struct iovec *iov
 
 static void run_pending(int unused)
 {
-	ssize_t r = preadv(io.fd, io.iov, (int)io.n, (off_t)io.off);
+	ssize_t r = io.is_write ? pwritev(io.fd, io.iov, (int)io.n, (off_t)io.off)
+				: preadv(io.fd, io.iov, (int)io.n, (off_t)io.off);
 	io.done(io.arg, r < 0 ? -errno : (int)r);
 }
 
@@ -362,6 +368,82 @@ START_TEST(read_goes_async_when_it_would_block)
 }
 END_TEST
 
+static size_t build_write(uint64_t fh, uint64_t off, const char *data)
+{
+	struct fuse_write_in in = { .fh = fh, .offset = off, .size = (uint32_t)strlen(data) };
+
+	return tf_build(FUSE_WRITE, 1, &in, sizeof(in), NULL, NULL, data, strlen(data));
+}
+
+static void host_read(const char *name, char *buf, size_t sz)
+{
+	int fd = open(tf_path(name), O_RDONLY);
+	ssize_t k = read(fd, buf, sz - 1);
+
+	ck_assert_int_ge(k, 0);
+	buf[k] = 0;
+	close(fd);
+}
+
+START_TEST(write_goes_async_when_it_would_block)
+{
+	struct fuse_server_params p = { .test_nowait_blocks = true };
+	struct fuse_write_out wo;
+	struct fs_options o;
+	uint64_t n, fh;
+	char buf[32];
+
+	fs_options_default(&o);
+	tf_start(&o, &p, true);
+	fh = file_fh("w", &n);
+	ck_assert_int_eq(send_keep(build_write(fh, 3, "abcd"), &async_transport), FS_REQ_DEFERRED);
+	ck_assert_int_eq(io.count, 1);
+	ck_assert(io.is_write);
+	ck_assert_uint_eq(io.off, 3);
+	/* Straight from the request's own buffer: kept until the completion. */
+	ck_assert_ptr_eq(io.iov[0].iov_base, tf_inbuf + sizeof(struct fuse_in_header) +
+			 sizeof(struct fuse_write_in));
+	ck_assert_int_eq(done_count, 0);
+	run_pending(0);
+	ck_assert(wait_done(1, 1000));
+	ck_assert_int_eq(done_oh.error, 0);
+	ck_assert_uint_eq(done_len, 16 + sizeof(wo));
+	memcpy(&wo, defer_out + 16, sizeof(wo));
+	ck_assert_uint_eq(wo.size, 4);
+	host_read("w", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "012abcd789");
+
+	/* The transport refusing: the server writes inline. */
+	io.refuse = 1;
+	ck_assert_int_eq(send_keep(build_write(fh, 0, "xy"), &async_transport), 16 + 8);
+	/* No async offered: inline too. */
+	ck_assert_int_eq(send_keep(build_write(fh, 8, "zz"), &cb_transport), 16 + 8);
+	host_read("w", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "xy2abcd7zz");
+	ck_assert_int_eq(done_count, 1);
+}
+END_TEST
+
+/* Most filesystems refuse RWF_NOWAIT for buffered writes: those go async too. */
+START_TEST(write_nowait_refused_goes_async)
+{
+	uint64_t n, fh = file_fh("r", &n);
+	int fd = open(tf_path("r"), O_WRONLY);
+	struct iovec v = { "q", 1 };
+	bool refused = pwritev2(fd, &v, 1, 0, RWF_NOWAIT) < 0 && errno == EOPNOTSUPP;
+
+	close(fd);
+	ck_assert_int_eq(send_keep(build_write(fh, 1, "ab"), &async_transport),
+			 refused ? FS_REQ_DEFERRED : 16 + 8);
+	ck_assert_int_eq(io.count, refused ? 1 : 0);
+	if (refused)
+		run_pending(0);
+	char buf[32];
+	host_read("r", buf, sizeof(buf));
+	ck_assert_str_eq(buf, refused ? "0ab3456789" : "qab3456789");
+}
+END_TEST
+
 START_TEST(read_cached_answers_inline)
 {
 	uint64_t n, fh = file_fh("c", &n);
@@ -375,6 +457,97 @@ START_TEST(read_cached_answers_inline)
 END_TEST
 
 
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A parked request keeps buffers of its own: one set per request here. */
+struct kept {
+	struct iovec in, out;
+	struct fs_req req;
+	uint8_t outbuf[256];
+};
+
+static int send_kept(struct kept *k, size_t len, const struct fs_transport *t)
+{
+	k->in = (struct iovec){ tf_inbuf, len };
+	k->out = (struct iovec){ k->outbuf, sizeof(k->outbuf) };
+	k->req = (struct fs_req){ .in = &k->in, .nin = 1, .out = &k->out, .nout = 1 };
+	return fuse_server_handle(srv, &k->req, t);
+}
+
+START_TEST(interrupt_returns_at_once)
+{
+	static struct kept k[5];
+	uint64_t n, fh = file_fh("t", &n), best = UINT64_MAX;
+
+	host_hold("t");
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(send_kept(&k[i], build_lk(FUSE_SETLKW, fh, 7, F_WRLCK, 0),
+					   &cb_transport), FS_REQ_DEFERRED);
+		uint64_t u = tf_unique;
+		usleep(20000); /* its helper is in F_OFD_SETLKW by now */
+		struct fuse_interrupt_in ii = { .unique = u };
+		size_t len = tf_build(FUSE_INTERRUPT, 0, &ii, sizeof(ii), NULL, NULL, NULL, 0);
+		uint64_t t0 = now_ns();
+		ck_assert_int_eq(tf_send(len, NULL), 0);
+		uint64_t dt = now_ns() - t0;
+		best = dt < best ? dt : best;
+		/* The helper answers the request with EINTR itself. */
+		ck_assert(wait_done(i + 1, 5000));
+		ck_assert_int_eq(done_oh.error, -EINTR);
+		ck_assert_uint_eq(done_oh.unique, u);
+	}
+	/* No sleeping on the queue's thread: well under a millisecond. */
+	ck_assert_uint_lt(best, 200000);
+	host_release();
+}
+END_TEST
+
+START_TEST(interrupt_before_its_setlkw)
+{
+	uint64_t n, fh = file_fh("e", &n);
+
+	host_hold("e");
+	/* Another queue handed the INTERRUPT over first. */
+	struct fuse_interrupt_in ii = { .unique = tf_unique + 2 };
+	ck_assert_int_eq(tf_send(tf_build(FUSE_INTERRUPT, 0, &ii, sizeof(ii), NULL, NULL,
+					  NULL, 0), NULL), 0);
+	ck_assert_int_eq(send_keep(build_lk(FUSE_SETLKW, fh, 7, F_WRLCK, 0), &cb_transport),
+			 (int)sizeof(struct fuse_out_header));
+	memcpy(&done_oh, defer_out, sizeof(done_oh));
+	ck_assert_int_eq(done_oh.error, -EINTR);
+	ck_assert_uint_eq(done_oh.unique, ii.unique);
+	host_release();
+}
+END_TEST
+
+START_TEST(parked_setlkw_are_bounded)
+{
+	static struct kept k[65];
+	uint64_t n, fh = file_fh("p", &n);
+
+	host_hold("p");
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(send_kept(&k[i], build_lk(FUSE_SETLKW, fh, 7, F_WRLCK, 0),
+					   &cb_transport), FS_REQ_DEFERRED);
+	/* The 65th is refused at once rather than parked. */
+	ck_assert_int_eq(send_kept(&k[64], build_lk(FUSE_SETLKW, fh, 7, F_WRLCK, 0),
+				   &cb_transport), (int)sizeof(struct fuse_out_header));
+	memcpy(&done_oh, k[64].outbuf, sizeof(done_oh));
+	ck_assert_int_eq(done_oh.error, -ENOLCK);
+	ck_assert_int_eq(done_count, 0);
+	fuse_server_reset(srv);
+	ck_assert_int_eq(done_count, 64);
+	ck_assert_int_eq(done_eintr, 64);
+	host_release();
+}
+END_TEST
 
 START_TEST(lock_owners_are_bounded)
 {
@@ -522,10 +695,15 @@ int main(void)
 	tcase_add_test(tc, host_lock_wins);
 	tcase_add_test(tc, setlkw_parks_then_completes);
 	tcase_add_test(tc, interrupt_cancels_setlkw);
+	tcase_add_test(tc, interrupt_returns_at_once);
+	tcase_add_test(tc, interrupt_before_its_setlkw);
+	tcase_add_test(tc, parked_setlkw_are_bounded);
 	tcase_add_test(tc, flock_via_lk_flock);
 	tcase_add_test(tc, reset_cancels_waiters);
 	tcase_add_test(tc, read_goes_async_when_it_would_block);
 	tcase_add_test(tc, read_cached_answers_inline);
+	tcase_add_test(tc, write_goes_async_when_it_would_block);
+	tcase_add_test(tc, write_nowait_refused_goes_async);
 	tcase_add_test(tc, queues_in_parallel);
 	tcase_add_test(tc, lock_owners_are_bounded);
 	suite_add_tcase(s, tc);

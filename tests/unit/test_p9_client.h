@@ -50,14 +50,17 @@ static int ndone;
 static uint8_t done_reply[256];
 static uint32_t done_len;
 static uint8_t done_types[16];   /* reply type of each completion, in order */
+static uint8_t done_heads[16][16]; /* and its first bytes */
 
 static void fake_complete(void *ctx, struct fs_req *req, uint32_t len)
 {
 	pthread_mutex_lock(&done_lock);
 	done_len = len;
 	fs_iov_read(req->out, req->nout, 0, done_reply, len < sizeof(done_reply) ? len : sizeof(done_reply));
-	if (ndone < 16)
+	if (ndone < 16) {
 		done_types[ndone] = done_reply[4];
+		memcpy(done_heads[ndone], done_reply, sizeof(done_heads[0]));
+	}
 	ndone++;
 	pthread_cond_broadcast(&done_cond);
 	pthread_mutex_unlock(&done_lock);

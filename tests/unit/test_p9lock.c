@@ -3,7 +3,9 @@
  * POSIX locks of the 9P2000.L server (fs/9p/p9_lock.c): OFD locks between
  * fids, a lock held by a host process refusing the client, a blocking lock
  * parked without stalling other requests and granted on release, Tflush
- * cancelling a parked lock before Rflush, session teardown answering
+ * cancelling a parked lock without waiting (its Rflush deferred until
+ * after the lock's Rlerror, or inline for a transport that cannot defer),
+ * session teardown answering
  * what is parked, and parking only within the session's byte budget and
  * the process's fd budget.
  */
@@ -169,22 +171,66 @@ START_TEST(test_blocking_lock_parked_then_granted)
 }
 END_TEST
 
+/* Hands a Tflush of oldtag over with buffers of its own; p9_handle's result. */
+static int flush_keep(uint16_t oldtag, const struct fs_transport *t, uint16_t *tag)
+{
+	static uint8_t fin[P9_HDRSZ + 2], fout[64];
+	static struct iovec in, out;
+	static struct fs_req req;
+
+	begin(P9_TFLUSH);
+	p9_put_u16(&W, oldtag);
+	p9_put_hdr(reqbuf, (uint32_t)W.pos, P9_TFLUSH, cur_tag);
+	memcpy(fin, reqbuf, W.pos);
+	in = (struct iovec){ fin, W.pos };
+	out = (struct iovec){ fout, sizeof(fout) };
+	req = (struct fs_req){ .in = &in, .nin = 1, .out = &out, .nout = 1 };
+	*tag = cur_tag;
+	return p9_handle(ses, &req, t);
+}
+
 START_TEST(test_flush_cancels_parked_lock)
 {
+	uint16_t ftag;
+
 	open_two();
 	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
 	uint16_t tag = park_lock(2);
-	/* Rflush comes only after the parked request was answered. */
-	ck_assert_int_eq(t_flush(tag), 0);
-	ck_assert_int_eq(get_ndone(), 1);
-	ck_assert_uint_eq(done_reply[4], P9_RLERROR);
-	ck_assert_uint_eq(done_reply[5] | done_reply[6] << 8, tag);
-	ck_assert_uint_eq(done_reply[7], EINTR);
+	usleep(20000);
+	/* The queue does not wait: the Tflush is answered by the lock's helper. */
+	ck_assert_int_eq(flush_keep(tag, &tr, &ftag), FS_REQ_DEFERRED);
+	wait_done(2);
+	/* Rflush only after the parked request was answered. */
+	ck_assert_uint_eq(done_types[0], P9_RLERROR);
+	ck_assert_uint_eq(done_heads[0][5] | done_heads[0][6] << 8, tag);
+	ck_assert_uint_eq(done_heads[0][7], EINTR);
+	ck_assert_uint_eq(done_types[1], P9_RFLUSH);
+	ck_assert_uint_eq(done_heads[1][5] | done_heads[1][6] << 8, ftag);
+	ck_assert_uint_eq(done_len, P9_HDRSZ);
 	/* The lock was not taken by the cancelled request. */
 	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_UNLCK, 0, 0, 0), P9_LOCK_SUCCESS);
 	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
 	/* Flushing a tag that is not pending is answered at once. */
 	ck_assert_int_eq(t_flush(999), 0);
+	ck_assert_int_eq(get_ndone(), 2);
+}
+END_TEST
+
+START_TEST(test_flush_without_completion_waits)
+{
+	const struct fs_transport no_defer = { 0 };
+	uint16_t ftag;
+
+	open_two();
+	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_WRLCK, 0, 0, 0), P9_LOCK_SUCCESS);
+	uint16_t tag = park_lock(2);
+	usleep(20000);
+	/* A transport that cannot take a deferred Rflush gets it inline, after the lock's answer. */
+	int n = flush_keep(tag, &no_defer, &ftag);
+	ck_assert_int_eq(n, P9_HDRSZ);
+	ck_assert_int_eq(get_ndone(), 1);
+	ck_assert_uint_eq(done_types[0], P9_RLERROR);
+	ck_assert_uint_eq(done_heads[0][7], EINTR);
 }
 END_TEST
 
@@ -232,11 +278,13 @@ START_TEST(test_park_needs_budget)
 	ck_assert_int_eq(t_lock(2, P9_LOCK_TYPE_WRLCK, P9_LOCK_FLAGS_BLOCK, 0, 0), P9_LOCK_BLOCKED);
 	for (uint32_t f = 100; f <= fid; f++)
 		t_clunk(f);
-	/* Memory again, but no fd for the helper's dup. */
+	/* Memory again, but no fds for the helper's two dups (one is not enough). */
 	fs_fd_set_limit(fs_fd_used());
 	ck_assert_int_eq(t_lock(2, P9_LOCK_TYPE_WRLCK, P9_LOCK_FLAGS_BLOCK, 0, 0), P9_LOCK_BLOCKED);
-	ck_assert_int_eq(get_ndone(), 0);
 	fs_fd_set_limit(fs_fd_used() + 1);
+	ck_assert_int_eq(t_lock(2, P9_LOCK_TYPE_WRLCK, P9_LOCK_FLAGS_BLOCK, 0, 0), P9_LOCK_BLOCKED);
+	ck_assert_int_eq(get_ndone(), 0);
+	fs_fd_set_limit(fs_fd_used() + 2);
 	park_lock(2);
 	ck_assert_int_eq(t_lock(1, P9_LOCK_TYPE_UNLCK, 0, 0, 0), P9_LOCK_SUCCESS);
 	wait_done(1);
@@ -266,6 +314,7 @@ static Suite *p9lock_suite(void)
 	tcase_add_test(tc, test_lock_held_by_host);
 	tcase_add_test(tc, test_blocking_lock_parked_then_granted);
 	tcase_add_test(tc, test_flush_cancels_parked_lock);
+	tcase_add_test(tc, test_flush_without_completion_waits);
 	tcase_add_test(tc, test_session_destroy_answers_parked);
 	tcase_add_test(tc, test_park_needs_budget);
 	tcase_add_test(tc, test_parked_limit_answers_blocked);
