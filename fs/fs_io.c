@@ -3,7 +3,18 @@
 #include "fs/fs_io.h"
 
 #include <errno.h>
+#include <linux/magic.h>
 #include <string.h>
+#include <sys/vfs.h>
+
+/* A file system in memory: nothing there waits for a device. */
+static bool in_memory(int fd)
+{
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) == 0 &&
+	       (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
+}
 
 /* The cheap try: bytes, or -1 with errno EAGAIN/EOPNOTSUPP when it would block. */
 static ssize_t try_nowait(struct fs_io *io)
@@ -14,14 +25,19 @@ static ssize_t try_nowait(struct fs_io *io)
 		errno = EAGAIN;
 		return -1;
 	}
-	if (io->nowait_off && atomic_load_explicit(io->nowait_off, memory_order_relaxed)) {
+	if (io->nowait_off &&
+	    atomic_load_explicit(io->nowait_off, memory_order_relaxed) != FS_NOWAIT_UNKNOWN) {
 		errno = EOPNOTSUPP;
 		return -1;
 	}
 	n = io->is_write ? pwritev2(io->fd, io->iov, (int)io->n, (off_t)io->off, RWF_NOWAIT)
 			 : preadv2(io->fd, io->iov, (int)io->n, (off_t)io->off, RWF_NOWAIT);
-	if (n < 0 && errno == EOPNOTSUPP && io->nowait_off)
-		atomic_store_explicit(io->nowait_off, true, memory_order_relaxed);
+	if (n < 0 && errno == EOPNOTSUPP && io->nowait_off) {
+		unsigned char st = in_memory(io->fd) ? FS_NOWAIT_REFUSED_MEMORY : FS_NOWAIT_REFUSED;
+
+		atomic_store_explicit(io->nowait_off, st, memory_order_relaxed);
+		errno = EOPNOTSUPP;
+	}
 	return n;
 }
 
@@ -110,6 +126,10 @@ int fs_io_run(struct fs_io *io, const struct fs_transport *t, const struct fs_ai
 		advance(io, done); /* the rest would block */
 	} else if (errno != EAGAIN && errno != EOPNOTSUPP) {
 		return -errno;
+	} else if (errno == EOPNOTSUPP && io->nowait_off &&
+		   atomic_load_explicit(io->nowait_off, memory_order_relaxed) ==
+			   FS_NOWAIT_REFUSED_MEMORY) {
+		return run_blocking(io, want, done, moved); /* no disk to wait for */
 	}
 	if (t && t->complete && t->async && t->async->submit_rw && alloc &&
 	    submit(io, t, alloc, done) == 0)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "fs/fs_io.h"
 #include "fs/fs_options.h"
 #include "fs/fs_park.h"
 #include "fs/fs_req.h"
@@ -93,7 +94,7 @@ struct p9_fid {
 	mode_t mode;              /* S_IFMT bits of the file */
 	const struct p9_user *user;
 	int64_t dir_next;         /* readdir: offset the directory fd is at */
-	atomic_bool nowait_off[2]; /* [is_write]: ofd refused RWF_NOWAIT (fs_io.h) */
+	fs_nowait_state nowait_off[2]; /* [is_write]: what ofd said to RWF_NOWAIT (fs_io.h) */
 	/* xattr fids */
 	char *xname;
 	uint8_t *xbuf;

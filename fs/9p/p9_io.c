@@ -112,8 +112,8 @@ int p9_op_lopen(struct p9_msg *m)
 	}
 	f->ofd = fd;
 	f->dir_next = 0;
-	atomic_store(&f->nowait_off[0], false);
-	atomic_store(&f->nowait_off[1], false);
+	atomic_store(&f->nowait_off[0], FS_NOWAIT_UNKNOWN);
+	atomic_store(&f->nowait_off[1], FS_NOWAIT_UNKNOWN);
 	p9_put_qid(&m->out, &qid);
 	p9_put_u32(&m->out, iounit(s));
 	return 0;
@@ -185,8 +185,8 @@ int p9_op_lcreate(struct p9_msg *m)
 	f->ofd = fd;
 	f->mode = st.st_mode;
 	f->dir_next = 0;
-	atomic_store(&f->nowait_off[0], false);
-	atomic_store(&f->nowait_off[1], false);
+	atomic_store(&f->nowait_off[0], FS_NOWAIT_UNKNOWN);
+	atomic_store(&f->nowait_off[1], FS_NOWAIT_UNKNOWN);
 	p9_put_qid(&m->out, &qid);
 	p9_put_u32(&m->out, iounit(s));
 	return 0;

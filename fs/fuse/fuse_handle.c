@@ -50,8 +50,8 @@ int fuse_handle_add(struct fuse_htable *t, int fd, int flags,
 	h->fd = fd;
 	h->flags = flags;
 	h->dir_stamp = 0;
-	atomic_store(&h->nowait_off[0], false);
-	atomic_store(&h->nowait_off[1], false);
+	atomic_store(&h->nowait_off[0], FS_NOWAIT_UNKNOWN);
+	atomic_store(&h->nowait_off[1], FS_NOWAIT_UNKNOWN);
 	fuse_inode_ref(inode);
 	h->inode = inode;
 	atomic_store(&h->released, false);

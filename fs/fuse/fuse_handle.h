@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fs/fs_io.h"
 #include "fs/fuse/fuse_inode.h"
 #include "fs/fuse/fuse_slots.h"
 
@@ -21,7 +22,7 @@ struct fuse_handle {
 	_Atomic bool released;
 	int fd;
 	int flags;              /* open flags as used on the host */
-	atomic_bool nowait_off[2]; /* [is_write]: the file refused RWF_NOWAIT (fs_io.h) */
+	fs_nowait_state nowait_off[2]; /* [is_write]: what the file said to RWF_NOWAIT (fs_io.h) */
 	struct fuse_inode *inode; /* referenced while the handle lives */
 	pthread_mutex_t dir_mu; /* directories: one READDIR at a time */
 	uint64_t dir_stamp;     /* stamp of its last READDIR, under dir_mu (fuse_ops_dir.c) */
