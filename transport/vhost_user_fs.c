@@ -24,6 +24,7 @@
 #include "devices/virtio_fs.h"
 #include "fs/fs_fdbudget.h"
 #include "fs/fs_thread.h"
+#include "sandbox/sandbox.h"
 #include "transport/unix_listen.h"
 #include "transport/vhost_user_cli.h"
 #include "transport/vhost_user_dev.h"
@@ -81,11 +82,39 @@ static void notes(const struct vu_fs_config *c)
 }
 
 /*
+ * The process sandbox (sandbox/sandbox.h), once the socket is open where
+ * the user asked: the share alone in a new root, and the rest of the host
+ * out of reach. 0 in the server, > 0 in the supervisor (exit with *code),
+ * -errno after one line.
+ */
+static int sandbox(const struct vu_fs_config *c, struct sandbox *sb, int *code)
+{
+	static const char *const modes[] = { "namespace", "chroot", "none" };
+	struct sandbox_opts sbo;
+	char why[160];
+	int r;
+
+	sandbox_opts_init(&sbo);
+	if (sandbox_opt(&sbo, "sandbox", modes[c->sandbox], why, sizeof(why)) != 0) {
+		fprintf(stderr, PREFIX "%s\n", why);
+		return -EINVAL;
+	}
+	sandbox_init(sb, "vhost-user-fs", &sbo);
+	sb->host_ids = true;      /* the guest's ids are the host's, as virtiofsd */
+	r = sandbox_enter(sb, code);
+	if (r != 0)
+		return r;
+	if ((r = sandbox_add_share(sb, c->shared_dir, c->opts.readonly)) < 0 ||
+	    (r = sandbox_lockdown(sb)) < 0)
+		return r;
+	return 0;
+}
+
+/*
  * The share, the listening socket and the device exist and no frontend
  * message has been read: from here this thread only serves the frontend,
  * under the vhost-user role's filter (vmm/main.c built the filters from
  * --seccomp before the command started; with none this installs nothing).
- * TODO(sandbox): enter the process sandbox here, before the filter.
  */
 static int contain(const struct vu_fs_config *c)
 {
@@ -187,8 +216,9 @@ int vhost_user_fs_main(int argc, char **argv)
 {
 	struct vu_fs_config c;
 	struct virtio_dev *vdev;
+	struct sandbox sb;
 	char err[512];
-	int rc, lfd, sfd;
+	int rc, lfd, sfd, code;
 
 	rc = vu_fs_parse_args(argc, argv, &c, err, sizeof(err));
 	if (rc < 0) {
@@ -204,15 +234,22 @@ int vhost_user_fs_main(int argc, char **argv)
 	if (c.syslog)
 		log_to_syslog();
 	notes(&c);
-	fs_fd_raise_nofile();
-	rc = virtio_fs_create(&vdev, c.tag ? c.tag : "vhost-user-fs", c.shared_dir, &c.opts);
+	lfd = open_listener(&c);  /* where the user asked, before the sandbox */
+	if (lfd < 0)
+		return 1;
+	rc = sandbox(&c, &sb, &code);
+	if (rc > 0)
+		return code;      /* the supervisor: the server's exit status */
 	if (rc < 0) {
-		fprintf(stderr, PREFIX "cannot share '%s': %s\n", c.shared_dir, strerror(-rc));
+		close(lfd);
 		return 1;
 	}
-	lfd = open_listener(&c);
-	if (lfd < 0) {
-		virtio_dev_destroy(vdev);
+	fs_fd_raise_nofile();
+	rc = virtio_fs_create(&vdev, c.tag ? c.tag : "vhost-user-fs", sandbox_path(&sb, c.shared_dir),
+			      &c.opts);
+	if (rc < 0) {
+		fprintf(stderr, PREFIX "cannot share '%s': %s\n", c.shared_dir, strerror(-rc));
+		close(lfd);
 		return 1;
 	}
 	sfd = block_signals();
