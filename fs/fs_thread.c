@@ -116,7 +116,12 @@ static void *trampoline(void *arg)
 	struct boot *b = arg;
 	void *(*fn)(void *) = b->fn;
 	void *fn_arg = b->arg;
-	int err = install(b->role);
+	int err;
+
+	/* Named after its role before any code of its own runs: the kernel's
+	 * seccomp record of a kill names the thread and nothing else. */
+	prctl(PR_SET_NAME, fs_role_name(b->role), 0, 0, 0);
+	err = install(b->role);
 
 	pthread_sigmask(SIG_SETMASK, &b->mask, NULL);
 	b->err = err;

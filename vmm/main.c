@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* stainless: subcommand dispatch. */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "transport/fuse_mount.h"
@@ -60,6 +63,20 @@ static int seccomp_options(enum sc_command cmd, const char *name, int *argc, cha
 	return -1;
 }
 
+static int run_command(const char *cmd, int argc, char **argv)
+{
+	if (strcmp(cmd, "run") == 0)
+		return vm_run_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "fuse-mount") == 0)
+		return fuse_mount_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "9p-serve") == 0)
+		return p9_serve_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "vhost-user-fs") == 0)
+		return vhost_user_fs_main(argc - 1, argv + 1);
+	fprintf(stderr, "stainless: unknown command '%s' (try stainless --help)\n", cmd);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; enum sc_command cmd; } confined[] = {
@@ -91,14 +108,17 @@ int main(int argc, char **argv)
 			return rc;
 		argc = argc1 + 1;
 	}
-	if (strcmp(cmd, "run") == 0)
-		return vm_run_main(argc - 1, argv + 1);
-	if (strcmp(cmd, "fuse-mount") == 0)
-		return fuse_mount_main(argc - 1, argv + 1);
-	if (strcmp(cmd, "9p-serve") == 0)
-		return p9_serve_main(argc - 1, argv + 1);
-	if (strcmp(cmd, "vhost-user-fs") == 0)
-		return vhost_user_fs_main(argc - 1, argv + 1);
-	fprintf(stderr, "stainless: unknown command '%s' (try stainless --help)\n", cmd);
-	return 2;
+	int rc = run_command(cmd, argc, argv);
+	/*
+	 * The sandbox's supervisor learns a server's death from its exit code:
+	 * 128 + SIGSYS is a seccomp kill, whose audit record names the call.
+	 */
+	if (rc == 128 + SIGSYS) {
+		int kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+		sc_report_exit(stderr, kmsg, -1, SIGSYS); /* wait status: killed by SIGSYS */
+		if (kmsg >= 0)
+			close(kmsg);
+	}
+	return rc;
 }

@@ -345,7 +345,7 @@ int sc_audit_record(const char *rec, int pid, char *comm, size_t commlen, int *n
 {
 	const char *p = strstr(rec, "type=1326"), *c, *q;
 
-	if (!p || !(q = strstr(p, " pid=")) || atoi(q + 5) != pid)
+	if (!p || !(q = strstr(p, " pid=")) || (pid >= 0 && atoi(q + 5) != pid))
 		return -1;
 	if (!(q = strstr(p, " syscall=")))
 		return -1;
@@ -372,6 +372,9 @@ static const char *role_of_comm(const char *comm)
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strncmp(comm, names[i].prefix, strlen(names[i].prefix)) == 0)
 			return fs_role_name(names[i].role);
+	for (int r = FS_ROLE_NONE + 1; r < FS_ROLE_COUNT; r++)   /* a thread's first name */
+		if (strcmp(comm, fs_role_name((enum fs_role)r)) == 0)
+			return comm;
 	return "?";
 }
 
@@ -383,19 +386,31 @@ void sc_report_exit(FILE *f, int kmsg_fd, int pid, int status)
 
 	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSYS)
 		return;
+	bool found = false;
+
 	while (kmsg_fd >= 0 && ((n = read(kmsg_fd, rec, sizeof(rec) - 1)) > 0 || errno == EPIPE)) {
+		char c[64];
+		int k;
+
 		if (n <= 0)
 			continue;   /* EPIPE: records overwritten meanwhile; go on */
 		rec[n] = '\0';
-		if (sc_audit_record(rec, pid, comm, sizeof(comm), &nr) == 0) {
-			char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-
-			fprintf(f, "stainless: seccomp killed the process: thread '%s' (role %s) made a "
-				"forbidden system call: %s (%d)\n", comm, role_of_comm(comm),
-				name ? name : "?", nr);
-			free(name);
-			return;
+		if (sc_audit_record(rec, pid, c, sizeof(c), &k) == 0 && strcmp(role_of_comm(c), "?")) {
+			snprintf(comm, sizeof(comm), "%s", c);
+			nr = k;
+			found = true;
+			if (pid >= 0)
+				break;  /* pid's own record; with -1 the last one counts */
 		}
+	}
+	if (found) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+		fprintf(f, "stainless: seccomp killed the process: thread '%s' (role %s) made a "
+			"forbidden system call: %s (%d)\n", comm, role_of_comm(comm),
+			name ? name : "?", nr);
+		free(name);
+		return;
 	}
 	fprintf(f, "stainless: seccomp killed the process (SIGSYS): a thread made a system call its "
 		"role does not allow; the kernel's audit line names it (dmesg | grep type=1326), or "

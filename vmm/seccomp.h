@@ -78,7 +78,9 @@ int sc_setup(enum sc_command cmd, enum sc_mode mode, char *err, size_t errlen);
  * then, with its pid and wait status, one line on f when it died of
  * SIGSYS: the call and the thread (its name says its role) from the
  * kernel's seccomp audit record when the log can be read, else how to
- * find them. Nothing when it did not die of SIGSYS.
+ * find them. Nothing when it did not die of SIGSYS. pid -1: the last
+ * such record of a stainless thread in the log (for a supervisor that
+ * learns of the death only from the exit code 128 + SIGSYS).
  */
 int sc_report_open(void);
 void sc_report_exit(FILE *f, int kmsg_fd, int pid, int status);
