@@ -46,6 +46,7 @@
 #include "fs/9p/p9_wire.h"
 #include "fs/fs_thread.h"
 #include "sandbox/sandbox.h"
+#include "transport/unix_listen.h"
 
 /* The live connections, so that shutdown can end them and wait. */
 struct p9_conns {
@@ -322,64 +323,6 @@ fail:
 	return err;
 }
 
-/*
- * Binds under a umask that leaves only the owner's bits, so the socket is
- * never reachable by others even for an instant, then sets the mode (and
- * group) explicitly: umask alone is not enough where the directory's
- * default ACL overrides it. gid (gid_t)-1: mode 0600, no group.
- */
-static int bind_private(int fd, const struct sockaddr_un *sa, gid_t gid)
-{
-	mode_t old = umask(0177);
-	int err = bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ? -errno : 0;
-
-	umask(old);
-	if (err)
-		return err;
-	if ((gid != (gid_t)-1 && chown(sa->sun_path, (uid_t)-1, gid) < 0) ||
-	    chmod(sa->sun_path, gid != (gid_t)-1 ? 0660 : 0600) < 0) {
-		err = -errno;
-		unlink(sa->sun_path);
-	}
-	return err;
-}
-
-static int listen_on(const char *path, gid_t gid)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd, err;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (lstat(path, &st) == 0) {
-		/* A socket left by a dead server is replaced; a live one is not. */
-		if (!S_ISSOCK(st.st_mode)) {
-			close(fd);
-			return -EEXIST;
-		}
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			close(fd);
-			return -EADDRINUSE;
-		}
-		unlink(path);
-	}
-	err = bind_private(fd, &sa, gid);
-	if (!err && listen(fd, 64) < 0) {
-		err = -errno;
-		unlink(path);
-	}
-	if (err) {
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 static void usage(FILE *f)
 {
 	fputs("usage: stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]"
@@ -388,24 +331,6 @@ static void usage(FILE *f)
 }
 
 /* --socket-group: a group name, or a number (which need not have a name). */
-static int parse_group(const char *arg, gid_t *out)
-{
-	struct group gr, *res = NULL;
-	char buf[4096], *end;
-	unsigned long v;
-
-	if (getgrnam_r(arg, &gr, buf, sizeof(buf), &res) == 0 && res) {
-		*out = res->gr_gid;
-		return 0;
-	}
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (!*arg || *end || errno || arg[0] == '-' || v >= (gid_t)-1)
-		return -EINVAL;
-	*out = (gid_t)v;
-	return 0;
-}
-
 __attribute__((format(printf, 1, 2)))
 static int fail(const char *fmt, ...)
 {
@@ -538,7 +463,7 @@ int p9_serve_main(int argc, char **argv)
 			sock = optarg;
 			break;
 		case 'g':
-			if (parse_group(optarg, &gid) < 0)
+			if (unix_parse_group(optarg, &gid) < 0)
 				return fail("--socket-group must be a group name or number, not '%s'", optarg);
 			break;
 		case 'm':
@@ -574,7 +499,7 @@ int p9_serve_main(int argc, char **argv)
 						 : "exactly one directory to share expected");
 	dir = argv[optind];
 	/* The socket where the user asked, before the sandbox hides the path. */
-	lfd = listen_on(sock, gid);
+	lfd = unix_listen(sock, gid, 64);
 	if (lfd < 0) {
 		fprintf(stderr, "stainless: 9p-serve: cannot listen on '%s': %s\n", sock,
 			strerror(-lfd));

@@ -40,7 +40,7 @@ static int bind_private(int fd, const struct sockaddr_un *sa, gid_t gid)
  * runtime, a benchmark starting one backend after another) never meets a
  * socket that exists but does not listen yet (ECONNREFUSED).
  */
-int unix_listen(const char *path, gid_t gid)
+int unix_listen(const char *path, gid_t gid, int backlog)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
@@ -68,7 +68,7 @@ int unix_listen(const char *path, gid_t gid)
 	}
 	unlink(sa.sun_path);
 	err = bind_private(fd, &sa, gid);
-	if (!err && (listen(fd, 1) < 0 || rename(sa.sun_path, path) < 0)) {
+	if (!err && (listen(fd, backlog) < 0 || rename(sa.sun_path, path) < 0)) {
 		err = -errno;
 		unlink(sa.sun_path);
 	}

@@ -15,7 +15,7 @@
  * one is not (-EADDRINUSE), anything else at path is kept (-EEXIST).
  * Returns the fd or -errno.
  */
-int unix_listen(const char *path, gid_t gid);
+int unix_listen(const char *path, gid_t gid, int backlog);
 
 /* A group name, or a number (which need not have a name): 0 or -EINVAL. */
 int unix_parse_group(const char *arg, gid_t *out);

@@ -144,7 +144,7 @@ static int open_listener(const struct vu_fs_config *c)
 		fprintf(stderr, PREFIX "--socket-group '%s': no such group\n", c->socket_group);
 		return -EINVAL;
 	}
-	rc = unix_listen(c->socket_path, gid);
+	rc = unix_listen(c->socket_path, gid, 1);  /* one frontend */
 	if (rc < 0)
 		fprintf(stderr, PREFIX "cannot listen on '%s': %s\n", c->socket_path, strerror(-rc));
 	return rc;
