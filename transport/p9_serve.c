@@ -420,7 +420,16 @@ static void sock_left_remove(void *ctx)
 		unlink(l->path);
 }
 
-int p9_serve_main(int argc, char **argv)
+/* 9p-serve's command line. */
+struct serve_args {
+	const char *sock, *dir;
+	gid_t gid;                /* --socket-group; (gid_t)-1: none */
+	struct fs_options opts;
+	struct sandbox_opts sbo;
+};
+
+/* -1: go on; otherwise the exit code (0 after --help, 2 after one line). */
+static int parse_args(int argc, char **argv, struct serve_args *a)
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
@@ -437,51 +446,44 @@ int p9_serve_main(int argc, char **argv)
 		{ "gid-map", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sock = NULL, *dir;
-	struct sandbox_opts sbo;
-	struct sandbox sb;
-	struct sock_left left;
 	char why[160];
-	struct fs_options opts;
-	struct p9_server *srv;
-	gid_t gid = (gid_t)-1;
-	sigset_t set;
 	uint64_t n;
-	int c, idx, err, lfd, sfd;
+	int c, idx;
 
-	fs_options_default(&opts);
-	sandbox_opts_init(&sbo);
+	*a = (struct serve_args){ .gid = (gid_t)-1 };
+	fs_options_default(&a->opts);
+	sandbox_opts_init(&a->sbo);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'S':
-			if (sandbox_opt(&sbo, longopts[idx].name, optarg, why, sizeof(why)) != 0)
+			if (sandbox_opt(&a->sbo, longopts[idx].name, optarg, why, sizeof(why)) != 0)
 				return fail("%s", why);
 			break;
 		case 's':
-			sock = optarg;
+			a->sock = optarg;
 			break;
 		case 'g':
-			if (unix_parse_group(optarg, &gid) < 0)
+			if (unix_parse_group(optarg, &a->gid) < 0)
 				return fail("--socket-group must be a group name or number, not '%s'", optarg);
 			break;
 		case 'm':
 			if (parse_size(optarg, &n) < 0 || n < P9_MSIZE_MIN || n > P9_MSIZE_MAX)
 				return fail("--msize must be a size between 4096 and 16M, not '%s'", optarg);
-			opts.msize = (uint32_t)n;
+			a->opts.msize = (uint32_t)n;
 			break;
 		case 'r':
-			opts.readonly = true;
+			a->opts.readonly = true;
 			break;
 		case 'd':
-			opts.devices = true;
+			a->opts.devices = true;
 			break;
 		case 'x':
-			opts.xattr_map = true;
+			a->opts.xattr_map = true;
 			break;
 		case 'p':
-			if (fs_parse_poll(optarg, &opts.poll_us) < 0)
+			if (fs_parse_poll(optarg, &a->opts.poll_us) < 0)
 				return fail("--poll must be microseconds, 0 to 10000, not '%s'", optarg);
 			break;
 		case 'h':
@@ -492,44 +494,20 @@ int p9_serve_main(int argc, char **argv)
 				    "[--msize BYTES] [--readonly] [--devices] [--xattr-map] [--poll USEC])", argv[optind - 1]);
 		}
 	}
-	if (!sock)
+	if (!a->sock)
 		return fail("%s", "--socket PATH is required");
 	if (optind != argc - 1)
 		return fail("%s", optind >= argc ? "missing the directory to share"
 						 : "exactly one directory to share expected");
-	dir = argv[optind];
-	/* The socket where the user asked, before the sandbox hides the path. */
-	lfd = unix_listen(sock, gid, 64);
-	if (lfd < 0) {
-		fprintf(stderr, "stainless: 9p-serve: cannot listen on '%s': %s\n", sock,
-			strerror(-lfd));
-		return 1;
-	}
-	sandbox_init(&sb, "9p-serve", &sbo);
-	sb.host_ids = true;
-	sock_left_init(&left, sock);
-	sb.hooks = (struct sandbox_hooks){ .ended = sock_left_remove, .ctx = &left };
-	err = sandbox_enter(&sb, &c);
-	if (err)
-		return err > 0 ? c : 1;
-	if ((err = sandbox_add_share(&sb, dir, opts.readonly)) < 0 ||
-	    (err = sandbox_add_user_db(&sb)) < 0 ||
-	    (err = sandbox_lockdown(&sb)) < 0) {
-		close(lfd);
-		if (sb.opts.mode == SANDBOX_NONE)
-			unlink(sock);
-		return 1;
-	}
-	fs_fd_raise_nofile(); /* before the budget is first read; best effort */
-	err = p9_server_create(&srv, sandbox_path(&sb, dir), &opts);
-	if (err < 0) {
-		fprintf(stderr, "stainless: 9p-serve: cannot share '%s': %s\n", dir, strerror(-err));
-		close(lfd);
-		if (sb.opts.mode == SANDBOX_NONE)
-			unlink(sock);
-		return 1;
-	}
-	/* Threads inherit this mask: the signals arrive only through sfd. */
+	a->dir = argv[optind];
+	return -1;
+}
+
+/* Threads inherit this mask: the stop signals arrive only through the fd. */
+static int stop_signal_fd(void)
+{
+	sigset_t set;
+
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -537,17 +515,50 @@ int p9_serve_main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	sigdelset(&set, FS_PARK_SIGNAL);
 	signal(SIGPIPE, SIG_IGN);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (sfd < 0) {
-		fprintf(stderr, "stainless: 9p-serve: signalfd: %s\n", strerror(errno));
-		close(lfd);
-		if (sb.opts.mode == SANDBOX_NONE)
-			unlink(sock);
-		p9_server_destroy(srv);
+	return signalfd(-1, &set, SFD_CLOEXEC);
+}
+
+int p9_serve_main(int argc, char **argv)
+{
+	struct serve_args a;
+	struct sandbox sb;
+	struct sock_left left;
+	struct p9_server *srv;
+	int c, err, lfd, sfd;
+
+	if ((c = parse_args(argc, argv, &a)) >= 0)
+		return c;
+	/* The socket where the user asked, before the sandbox hides the path. */
+	lfd = unix_listen(a.sock, a.gid, 64);
+	if (lfd < 0) {
+		fprintf(stderr, "stainless: 9p-serve: cannot listen on '%s': %s\n", a.sock,
+			strerror(-lfd));
 		return 1;
 	}
+	sandbox_init(&sb, "9p-serve", &a.sbo);
+	sb.host_ids = true;
+	sock_left_init(&left, a.sock);
+	sb.hooks = (struct sandbox_hooks){ .ended = sock_left_remove, .ctx = &left };
+	err = sandbox_enter(&sb, &c);
+	if (err)
+		return err > 0 ? c : 1;
+	srv = NULL;
+	if ((err = sandbox_add_share(&sb, a.dir, a.opts.readonly)) < 0 ||
+	    (err = sandbox_add_user_db(&sb)) < 0 || (err = sandbox_lockdown(&sb)) < 0)
+		goto fail;
+	fs_fd_raise_nofile(); /* before the budget is first read; best effort */
+	err = p9_server_create(&srv, sandbox_path(&sb, a.dir), &a.opts);
+	if (err < 0) {
+		fprintf(stderr, "stainless: 9p-serve: cannot share '%s': %s\n", a.dir, strerror(-err));
+		goto fail;
+	}
+	sfd = stop_signal_fd();
+	if (sfd < 0) {
+		fprintf(stderr, "stainless: 9p-serve: signalfd: %s\n", strerror(errno));
+		goto fail;
+	}
 	struct p9_conns all = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
-				.poll_us = opts.poll_us };
+				.poll_us = a.opts.poll_us };
 	/* Set up: from here on this thread accepts and hands connections out. */
 	err = fs_thread_enter(FS_ROLE_CONTROL);
 	if (err == 0)
@@ -555,7 +566,7 @@ int p9_serve_main(int argc, char **argv)
 	close(lfd);
 	/* Confined, the path names something else or nothing: the supervisor removes it. */
 	if (sb.opts.mode == SANDBOX_NONE)
-		unlink(sock);
+		unlink(a.sock);
 	close(sfd);
 	/* A connection stuck past the grace time keeps the server: exit ends both. */
 	if (stop_conns(&all))
@@ -565,4 +576,11 @@ int p9_serve_main(int argc, char **argv)
 		return 1;
 	}
 	return 0;
+fail:
+	close(lfd);
+	if (sb.opts.mode == SANDBOX_NONE)
+		unlink(a.sock);
+	if (srv)
+		p9_server_destroy(srv);
+	return 1;
 }
