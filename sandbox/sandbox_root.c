@@ -125,13 +125,36 @@ static bool mount_proc(const char *root)
 		     "subset=pid") == 0;
 }
 
+/*
+ * Where the root is the initramfs (rootfs, a VM's or a container's only
+ * file system), pivot_root refuses (EINVAL): rootfs cannot be unmounted.
+ * Then the new root is moved over "/" and chrooted into, as switch_root
+ * does; the old root stays underneath but out of reach, as the process
+ * keeps no CAP_SYS_CHROOT or CAP_SYS_ADMIN to climb back.
+ */
+static int move_root(struct sandbox *sb)
+{
+	if (mount(".", "/", NULL, MS_MOVE, NULL) < 0 || chroot(".") < 0 || chdir("/") < 0)
+		return sandbox_fail(sb, -errno, "cannot move the new root over an initramfs: %s",
+				    strerror(errno));
+	return 0;
+}
+
 static int pivot(struct sandbox *sb, const char *root)
 {
-	if (chdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
-		return sandbox_fail(sb, -errno, "pivot_root: %s", strerror(errno));
-	/* The old root now sits on top of the new one: detach it and all below. */
-	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+	if (chdir(root) < 0)
+		return sandbox_fail(sb, -errno, "%s: %s", root, strerror(errno));
+	if (syscall(SYS_pivot_root, ".", ".") < 0) {
+		if (errno != EINVAL)
+			return sandbox_fail(sb, -errno, "pivot_root: %s", strerror(errno));
+		int r = move_root(sb);
+
+		if (r < 0)
+			return r;
+	} else if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0) {
+		/* The old root sat on top of the new one: detached with all below. */
 		return sandbox_fail(sb, -errno, "cannot detach the old root: %s", strerror(errno));
+	}
 	/* Nobody makes files in the root itself; the shares keep their own mode. */
 	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV |
 		  MS_NOEXEC, NULL) < 0)

@@ -37,7 +37,7 @@ while [ ! -S "$SOCK" ]; do
 	sleep 0.05
 done
 mount -t 9p -o trans=unix,version=9p2000.L,msize=524288,cache=none "$SOCK" "$MNT" ||
-	fail "mount -t 9p -o trans=unix failed"
+	fail "mount -t 9p -o trans=unix failed (server: $(cat "$T/server.err"))"
 echo "ok: mounted"
 
 # Reading what the host wrote, and the host reading what we write.
