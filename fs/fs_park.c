@@ -70,6 +70,11 @@ static void open_dead(void)
 	dead_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
+int fs_park_reserved_fd(void)
+{
+	return dead_fd;
+}
+
 int fs_park_setup(void)
 {
 	pthread_once(&once, setup_once);

@@ -103,6 +103,14 @@ struct fs_park_set {
  * while setting up (a server's creation), since a serving thread's
  * seccomp filter has no sigaction. 0 or -errno.
  */
+/*
+ * The one fd parked waits keep for the process (an O_PATH fd of "/",
+ * opened at the first park; -1 before): what a cancel dup2()s over a
+ * waiter's fd. For fd accounting in tests and fuzzers, which must not
+ * count it as a server's leak.
+ */
+int fs_park_reserved_fd(void);
+
 int fs_park_setup(void);
 
 /* 0 or -errno (fs_park_setup() failed). */
