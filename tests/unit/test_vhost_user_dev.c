@@ -486,6 +486,7 @@ START_TEST(t_two_request_rings_one_session)
 	ck_assert_int_eq(error, 0);
 	ck_assert_int_gt(vuf_fuse_init(&f, 1, 0, 2, &error), 0);
 	ck_assert_int_eq(error, -EIO);
+	ck_assert(vuf_alive(&f));   /* a round trip: the backend's thread noted its workers */
 	ck_assert(vu_dev_ring_running(&f.d, 1) && vu_dev_ring_running(&f.d, 2));
 	ck_assert_uint_eq(virtio_dev_requests(f.vdev, 1), 1);
 	ck_assert_uint_eq(virtio_dev_requests(f.vdev, 2), 1);
