@@ -4,7 +4,11 @@
 # under bench/vu_load --queues N: one frontend thread per request queue (a
 # guest's CPUs, each mapped to its own queue), the same TOTAL queue depth
 # shared between them (QD16 at 2 queues is 8 in flight on each), 4 KiB
-# random reads and writes of one 64 MiB file on a private tmpfs.
+# random reads and writes of FILES (2) 64 MiB files on a private tmpfs,
+# the slots in FILES groups, so at 2 queues each queue has its own file
+# (one fio job per guest CPU; a guest serialises direct writes to one file
+# on its own inode lock anyway) and at 1 queue the same slots hit the same
+# files.
 #   stainless-qN  stainless vhost-user-fs, N request queues (a worker each)
 #   vfsd-t0-q1    QEMU's C virtiofsd --thread-pool-size=0, one request queue:
 #                 the reference; it offers no more (GET_QUEUE_NUM says 2
@@ -16,7 +20,7 @@
 # q2/q1 (robust to a machine whose load changes between rounds).
 #
 # Environment: O (build dir), ROUNDS (7), SECONDS_PER (2), QUEUES ("1 2"),
-# DEPTHS ("2 16"), OUT (docs/benchmarks), VIRTIOFSD (/usr/lib/qemu/virtiofsd).
+# DEPTHS ("2 16"), FILES (2), OUT (docs/benchmarks), VIRTIOFSD (/usr/lib/qemu/virtiofsd).
 # A benchmark prints figures; it judges nothing and never fails on them.
 set -u
 cd "$(dirname "$0")/.."
@@ -25,7 +29,7 @@ STAINLESS=${STAINLESS:-$O/stainless}
 LOAD=${LOAD:-$O/bench/vu_load}
 VIRTIOFSD=${VIRTIOFSD:-/usr/lib/qemu/virtiofsd}
 ROUNDS=${ROUNDS:-7} SECONDS_PER=${SECONDS_PER:-2}
-QUEUES=${QUEUES:-1 2} DEPTHS=${DEPTHS:-2 16}
+QUEUES=${QUEUES:-1 2} DEPTHS=${DEPTHS:-2 16} FILES=${FILES:-2}
 OUT=${OUT:-docs/benchmarks}
 
 die() { echo "vhost_mq: $*" >&2; exit 1; }
@@ -55,9 +59,10 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 mkdir -p "$T/share"
-mount -t tmpfs -o size=256m vhost_mq "$T/share" || die "cannot mount a tmpfs for the share"
+mount -t tmpfs -o size=$((64 * FILES + 64))m vhost_mq "$T/share" || die "cannot mount a tmpfs for the share"
 SHARE=$T/share
 head -c 64M /dev/zero >"$SHARE/file" || die "cannot lay out the file"
+for f in $(seq 1 $((FILES - 1))); do cp "$SHARE/file" "$SHARE/file.$f" || die "cannot lay out file.$f"; done
 
 # start_backend COLUMN SOCKET: sets PID.
 start_backend() {
@@ -77,7 +82,7 @@ sample() {
 	local q=${1##*-q} res
 	start_backend "$1" "$T/$1.sock" || { stop_backend; echo "FAILED: no socket"; return; }
 	res=$(timeout $((${SECONDS_PER%.*} + 60)) "$LOAD" --socket "$T/$1.sock" --op "$2" --qd "$3" \
-		--queues "$q" --seconds "$SECONDS_PER" --backend-pid "$PID" 2>&1 | tail -n 1)
+		--queues "$q" --files "$FILES" --seconds "$SECONDS_PER" --backend-pid "$PID" 2>&1 | tail -n 1)
 	for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
 	stop_backend
 	case $res in op=*) echo "$res" ;; *) echo "FAILED: $res" ;; esac
@@ -160,7 +165,7 @@ REPORT=$(
 	echo "# vhost_mq (make bench-vhost-mq): request queues of one vhost-user-fs backend under bench/vu_load --queues"
 	echo "# date: $DATE0 (start)  host: nproc=$(nproc) cpu='$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')' kernel=$(uname -r)"
 	echo "# stainless $REV; load average at start: $LOAD0  at end: $LOAD1 (2 cores shared with other engineers' work)"
-	echo "# one frontend thread per request queue, the total depth shared between them; 4 KiB random I/O on one 64 MiB tmpfs file"
+	echo "# one frontend thread per request queue, the total depth shared between them; 4 KiB random I/O over $FILES 64 MiB tmpfs files (slots in $FILES groups)"
 	echo "# ${SECONDS_PER}s per sample, $ROUNDS interleaved rounds, a fresh backend per sample, medians"
 	echo "# C virtiofsd with 2 request queues: ${VFSD_MQ}"
 	[ "$FAILS" = 0 ] || echo "# $FAILS samples failed: see the raw samples"

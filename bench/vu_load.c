@@ -6,7 +6,7 @@
  * ops/s, the backend's CPU-µs per op (utime+stime of the process and its
  * descendants, all threads, from /proc) and p50/p99 latency.
  *
- *   vu_load --socket PATH --op OP [--qd N] [--queues Q] [--seconds S | --ops N]
+ *   vu_load --socket PATH --op OP [--qd N] [--queues Q] [--files F] [--seconds S | --ops N]
  *           [--backend-pid PID] [--file NAME] [--dir NAME] [--new-dir NAME]
  *   vu_load --op pread4k --path FILE [--seconds S | --ops N]
  *
@@ -23,7 +23,10 @@
  * each on its own queue), sharing the total depth --qd between them (QD16
  * at Q=2 is 8 in flight per queue), each with its own fixed offsets. Not
  * for create (its FORGETs share the hiprio queue). Exits 3, after a line,
- * when the backend offers fewer queues.
+ * when the backend offers fewer queues. --files F: read4k/write4k spread
+ * over NAME, NAME.1 .. NAME.(F-1), the slots in F contiguous groups (with
+ * --queues F each queue its own file, as one fio job per guest CPU; the
+ * same slots on the same files at any queue count).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -59,17 +62,18 @@ struct slot {
 	uint64_t t0;            /* ns, when the op began */
 	uint64_t dir_fh, dir_off;
 	uint64_t nodeid, fh;    /* create: what CREATE returned */
+	uint64_t rw_nodeid, rw_fh;  /* read4k/write4k: this slot's file */
 	char name[64];
 };
 
 static struct {
 	enum op op;
-	int qd, queues;
+	int qd, queues, files;
 	double seconds;
 	uint64_t max_ops;
 	const char *sock, *file, *dir, *new_dir, *path;
 	pid_t backend;
-} cfg = { .qd = 1, .queues = 1, .seconds = 2, .file = "file", .dir = "dir", .new_dir = "new" };
+} cfg = { .qd = 1, .queues = 1, .files = 1, .seconds = 2, .file = "file", .dir = "dir", .new_dir = "new" };
 
 #define SUB 64                   /* the latency histogram's buckets per octave */
 #define HIST (SUB * 40)
@@ -212,13 +216,13 @@ static void prep(struct slot *s)
 
 	switch (cfg.op) {
 	case OP_READ: {
-		struct fuse_read_in in = { .fh = file_fh, .offset = rand_off(s->lane), .size = 4096 };
-		vu_fuse_prep(r, FUSE_READ, file_nodeid, &in, sizeof(in), NULL, 0, 0, 0, 4096);
+		struct fuse_read_in in = { .fh = s->rw_fh, .offset = rand_off(s->lane), .size = 4096 };
+		vu_fuse_prep(r, FUSE_READ, s->rw_nodeid, &in, sizeof(in), NULL, 0, 0, 0, 4096);
 		break;
 	}
 	case OP_WRITE: {
-		struct fuse_write_in in = { .fh = file_fh, .offset = rand_off(s->lane), .size = 4096 };
-		vu_fuse_prep(r, FUSE_WRITE, file_nodeid, &in, sizeof(in), NULL, 0,
+		struct fuse_write_in in = { .fh = s->rw_fh, .offset = rand_off(s->lane), .size = 4096 };
+		vu_fuse_prep(r, FUSE_WRITE, s->rw_nodeid, &in, sizeof(in), NULL, 0,
 			     sizeof(struct fuse_write_out), 4096, 0);
 		break;
 	}
@@ -401,6 +405,23 @@ static void set_up(void)
 	if ((cfg.op == OP_READ || cfg.op == OP_WRITE) &&
 	    (err = vu_fuse_open(&fe, r, FUSE_OPEN, file_nodeid, O_RDWR, &file_fh)))
 		die("OPEN", err);
+	for (int f = 0, i = 0; (cfg.op == OP_READ || cfg.op == OP_WRITE) && f < cfg.files; f++) {
+		uint64_t nid = file_nodeid, fh = file_fh;
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s.%d", cfg.file, f);
+		if (f && ((err = vu_fuse_lookup(&fe, r, FUSE_ROOT_ID, name, &e)) ||
+			  (err = vu_fuse_open(&fe, r, FUSE_OPEN, e.nodeid, O_RDWR, &fh))))
+			die("LOOKUP and OPEN of --file NAME.N", err);
+		if (f) {
+			nid = e.nodeid;
+			file_blocks = e.attr.size / 4096 < file_blocks ? e.attr.size / 4096 : file_blocks;
+		}
+		for (; i < (f + 1) * cfg.qd / cfg.files; i++)
+			slots[i].rw_nodeid = nid, slots[i].rw_fh = fh;
+	}
+	if ((cfg.op == OP_READ || cfg.op == OP_WRITE) && !file_blocks)
+		die("a file is smaller than 4 KiB", 0);
 	for (int i = 0; cfg.op == OP_READDIRPLUS && i < cfg.qd; i++)
 		if ((err = vu_fuse_open(&fe, r, FUSE_OPENDIR, file_nodeid, O_RDONLY, &slots[i].dir_fh)))
 			die("OPENDIR", err);
@@ -498,7 +519,7 @@ static void run_pread(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: vu_load --socket PATH --op read4k|write4k|getattr|lookup|readdirplus|create\n"
-			"               [--qd N] [--queues Q] [--seconds S | --ops N] [--backend-pid PID]\n"
+			"               [--qd N] [--queues Q] [--files F] [--seconds S | --ops N] [--backend-pid PID]\n"
 			"               [--file NAME] [--dir NAME] [--new-dir NAME]\n"
 			"       vu_load --op pread4k --path FILE [--seconds S | --ops N]\n");
 	exit(2);
@@ -510,7 +531,7 @@ static void parse(int argc, char **argv)
 		{ "socket", 1, 0, 's' }, { "op", 1, 0, 'o' }, { "qd", 1, 0, 'q' },
 		{ "seconds", 1, 0, 't' }, { "ops", 1, 0, 'n' }, { "backend-pid", 1, 0, 'p' },
 		{ "file", 1, 0, 'f' }, { "dir", 1, 0, 'd' }, { "new-dir", 1, 0, 'c' },
-		{ "path", 1, 0, 'P' }, { "queues", 1, 0, 'Q' }, { 0 },
+		{ "path", 1, 0, 'P' }, { "queues", 1, 0, 'Q' }, { "files", 1, 0, 'F' }, { 0 },
 	};
 	int c, op = -1;
 
@@ -531,11 +552,13 @@ static void parse(int argc, char **argv)
 		case 'c': cfg.new_dir = optarg; break;
 		case 'P': cfg.path = optarg; break;
 		case 'Q': cfg.queues = atoi(optarg); break;
+		case 'F': cfg.files = atoi(optarg); break;
 		default: usage();
 		}
 	}
 	if (op < 0 || cfg.qd < 1 || cfg.qd > MAXQD || cfg.seconds <= 0 ||
 	    cfg.queues < 1 || cfg.queues > VU_MAX_QUEUES - 1 || cfg.qd < cfg.queues ||
+	    cfg.files < 1 || cfg.files > cfg.qd ||
 	    (cfg.queues > 1 && (op == OP_CREATE || op == OP_PREAD)) ||
 	    (op == OP_PREAD ? !cfg.path : !cfg.sock))
 		usage();
