@@ -346,12 +346,13 @@ static void run_two_queues(void)
 		ck_assert_int_eq(pthread_create(&th[i], NULL, queue_main, q[i]), 0);
 	for (unsigned i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	for (unsigned i = 0; i < 2; i++) {
+	for (unsigned i = 0; i < 2; i++)
 		ck_assert_msg(!q[i]->fail[0], "queue %u: %s", i, q[i]->fail);
-		/* After the release only EBADF, and some of it on each queue. */
-		ck_assert_uint_gt(q[i]->ebadf, 0);
+	/* After the release only EBADF: at least on the releasing queue (the
+	 * other may have finished first on a busy machine). */
+	ck_assert_uint_gt(q[1]->ebadf, 0);
+	for (unsigned i = 0; i < 2; i++)
 		free(q[i]);
-	}
 }
 
 /*

@@ -197,7 +197,7 @@ START_TEST(t_fs_init_round_trip_on_request_queue)
 END_TEST
 
 /* Is a thread of this process named name (a worker: "virtio-fs/q2")? */
-static bool have_thread(const char *name)
+static bool thread_named(const char *name)
 {
 	DIR *dp = opendir("/proc/self/task");
 	struct dirent *e;
@@ -217,6 +217,17 @@ static bool have_thread(const char *name)
 	if (dp)
 		closedir(dp);
 	return found;
+}
+
+/* The same, waiting a while: a worker is named just after it starts. */
+static bool have_thread(const char *name)
+{
+	for (int i = 0; i < WAIT_MS / 10; i++) {
+		if (thread_named(name))
+			return true;
+		usleep(10 * 1000);
+	}
+	return false;
 }
 
 /*
