@@ -68,7 +68,7 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(O)/tests/unit/%)
 BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-seeds
-.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p bench-vhost bench-guest \
+.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest \
         bench-sandbox
 all: $(O)/stainless
 
@@ -149,6 +149,11 @@ bench-vhost: $(O)/stainless $(O)/bench/vu_load
 # The process sandbox's cost: with vs without, interleaved (issue 14).
 bench-sandbox: all $(O)/bench/fuse_meta $(O)/bench/p9_load
 	$(Q)O=$(O) bench/sandbox_bench.sh
+
+# One and two request queues of stainless vhost-user-fs (a frontend thread
+# per queue, the same total depth) beside the C virtiofsd's one.
+bench-vhost-mq: $(O)/stainless $(O)/bench/vu_load
+	$(Q)O=$(O) bench/vhost_mq.sh
 
 # In-guest fio over virtio-fs, DAX and 9p beside QEMU microvm's 9p and
 # virtiofsd (nested test host where needed).

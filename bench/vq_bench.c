@@ -27,11 +27,11 @@ static int nop_handle(struct virtio_dev *d, unsigned q, struct fs_req *req,
 }
 
 static const struct virtio_dev_ops nop_ops = {
-	.name = "bench", .device_id = 0x7f, .num_queues = 1,
+	.name = "bench", .device_id = 0x7f,
 	.queue_size_max = QSIZE, .handle = nop_handle,
 };
 
-static struct virtio_dev nop_dev = { .ops = &nop_ops };
+static struct virtio_dev nop_dev = { .ops = &nop_ops, .num_queues = 1 };
 
 static double now_ns(void)
 {

@@ -6,7 +6,7 @@
  * ops/s, the backend's CPU-µs per op (utime+stime of the process and its
  * descendants, all threads, from /proc) and p50/p99 latency.
  *
- *   vu_load --socket PATH --op OP [--qd N] [--seconds S | --ops N]
+ *   vu_load --socket PATH --op OP [--qd N] [--queues Q] [--files F] [--seconds S | --ops N]
  *           [--backend-pid PID] [--file NAME] [--dir NAME] [--new-dir NAME]
  *   vu_load --op pread4k --path FILE [--seconds S | --ops N]
  *
@@ -18,11 +18,21 @@
  * --new-dir, then FORGET on the hiprio queue; latency is per triple).
  * pread4k: no backend, a bare pread(2) + 4 KiB copy loop on FILE, the
  * ceiling a backend's 4k read is held against. Exits non-zero on any error.
+ *
+ * --queues Q: Q request queues, one frontend thread each (a guest's CPUs,
+ * each on its own queue), sharing the total depth --qd between them (QD16
+ * at Q=2 is 8 in flight per queue), each with its own fixed offsets. Not
+ * for create (its FORGETs share the hiprio queue). Exits 3, after a line,
+ * when the backend offers fewer queues. --files F: read4k/write4k spread
+ * over NAME, NAME.1 .. NAME.(F-1), the slots in F contiguous groups (with
+ * --queues F each queue its own file, as one fio job per guest CPU; the
+ * same slots on the same files at any queue count).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,31 +53,50 @@ static const char *const op_names[] = {
 	[OP_PREAD] = "pread4k",
 };
 
+struct lane;
+
 struct slot {
-	struct vu_fuse_req r;
+	struct vu_fuse_req r;   /* first: its address is the chain's cookie */
+	struct lane *lane;
 	int stage;              /* create: 0 CREATE, 1 RELEASE, 2 UNLINK */
 	uint64_t t0;            /* ns, when the op began */
 	uint64_t dir_fh, dir_off;
 	uint64_t nodeid, fh;    /* create: what CREATE returned */
+	uint64_t rw_nodeid, rw_fh;  /* read4k/write4k: this slot's file */
 	char name[64];
 };
 
 static struct {
 	enum op op;
-	int qd;
+	int qd, queues, files;
 	double seconds;
 	uint64_t max_ops;
 	const char *sock, *file, *dir, *new_dir, *path;
 	pid_t backend;
-} cfg = { .qd = 1, .seconds = 2, .file = "file", .dir = "dir", .new_dir = "new" };
+} cfg = { .qd = 1, .queues = 1, .files = 1, .seconds = 2, .file = "file", .dir = "dir", .new_dir = "new" };
+
+#define SUB 64                   /* the latency histogram's buckets per octave */
+#define HIST (SUB * 40)
+
+/* One request queue and the frontend thread that drives it. */
+struct lane {
+	int qi;                      /* its ring: 1.. */
+	int qd;
+	struct slot *slots;          /* qd of slots[] */
+	uint64_t ops, bytes, requests;
+	uint64_t rng;                /* fixed per lane: every backend gets the same offsets */
+	uint64_t end_ns;
+	uint64_t hist[HIST];
+	pthread_t thread;
+};
 
 static struct vu_frontend fe;
 static struct slot slots[MAXQD];
+static struct lane lanes[VU_MAX_QUEUES - 1];
 static struct vu_fuse_req forgets[NFORGET], *forget_free[NFORGET];
 static int nforget_free;
 static uint64_t file_nodeid, file_fh, file_blocks, parent_nodeid;
 static uint64_t ops, bytes, requests, seq;
-static uint64_t rng = 0x9e3779b97f4a7c15ull;  /* fixed: every backend gets the same offsets */
 
 static void die(const char *msg, int err)
 {
@@ -82,20 +111,20 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static uint64_t rand_off(void)
+static uint64_t rand_off(struct lane *l)
 {
-	rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-	return (rng % file_blocks) * 4096;
+	l->rng ^= l->rng << 13, l->rng ^= l->rng >> 7, l->rng ^= l->rng << 17;
+	return (l->rng % file_blocks) * 4096;
 }
 
 /*
  * Latency histogram, log-linear: values below 64 ns exact, above that 64
  * buckets per power of two (1.6% wide), so p99 needs no stored samples.
+ * Each lane keeps its own; hist is their sum at the end.
  */
-#define SUB 64
-static uint64_t hist[SUB * 40];
+static uint64_t hist[HIST];
 
-static void hist_add(uint64_t ns)
+static void hist_add(uint64_t *h, uint64_t ns)
 {
 	unsigned b;
 	if (ns < SUB) {
@@ -104,7 +133,7 @@ static void hist_add(uint64_t ns)
 		unsigned e = 63 - (unsigned)__builtin_clzll(ns);  /* >= 6 */
 		b = (e - 5) * SUB + (unsigned)((ns >> (e - 6)) & (SUB - 1));
 	}
-	hist[b < sizeof(hist) / sizeof(hist[0]) ? b : sizeof(hist) / sizeof(hist[0]) - 1]++;
+	h[b < HIST ? b : HIST - 1]++;
 }
 
 static double hist_pct(double pct)
@@ -187,13 +216,13 @@ static void prep(struct slot *s)
 
 	switch (cfg.op) {
 	case OP_READ: {
-		struct fuse_read_in in = { .fh = file_fh, .offset = rand_off(), .size = 4096 };
-		vu_fuse_prep(r, FUSE_READ, file_nodeid, &in, sizeof(in), NULL, 0, 0, 0, 4096);
+		struct fuse_read_in in = { .fh = s->rw_fh, .offset = rand_off(s->lane), .size = 4096 };
+		vu_fuse_prep(r, FUSE_READ, s->rw_nodeid, &in, sizeof(in), NULL, 0, 0, 0, 4096);
 		break;
 	}
 	case OP_WRITE: {
-		struct fuse_write_in in = { .fh = file_fh, .offset = rand_off(), .size = 4096 };
-		vu_fuse_prep(r, FUSE_WRITE, file_nodeid, &in, sizeof(in), NULL, 0,
+		struct fuse_write_in in = { .fh = s->rw_fh, .offset = rand_off(s->lane), .size = 4096 };
+		vu_fuse_prep(r, FUSE_WRITE, s->rw_nodeid, &in, sizeof(in), NULL, 0,
 			     sizeof(struct fuse_write_out), 4096, 0);
 		break;
 	}
@@ -237,10 +266,10 @@ static void prep(struct slot *s)
 static void submit(struct slot *s)
 {
 	prep(s);
-	int err = vu_fuse_submit(&fe, VU_REQUEST, &s->r);
+	int err = vu_fuse_submit(&fe, s->lane->qi, &s->r);
 	if (err)
 		die("submit", err);
-	requests++;
+	s->lane->requests++;
 }
 
 /* Returns the hiprio queue's finished FORGETs to the pool. */
@@ -286,6 +315,8 @@ static unsigned count_direntplus(const uint8_t *buf, size_t len, uint64_t *last_
 /* Slot S's request completed with RES; returns true when an op is done. */
 static bool complete(struct slot *s, int res)
 {
+	struct lane *l = s->lane;
+
 	if (res < 0) {
 		fprintf(stderr, "vu_load: %s: opcode %u failed\n", op_names[cfg.op], s->r.ih->opcode);
 		die("backend error", res);
@@ -296,15 +327,15 @@ static bool complete(struct slot *s, int res)
 		if ((cfg.op == OP_READ && res != 4096) ||
 		    (cfg.op == OP_WRITE && ((struct fuse_write_out *)s->r.reply)->size != 4096))
 			die("short read or write", 0);
-		bytes += 4096;
-		ops++;
+		l->bytes += 4096;
+		l->ops++;
 		return true;
 	case OP_READDIRPLUS: {
 		unsigned n = count_direntplus(s->r.page, (size_t)res, &s->dir_off);
 		if (!res)
 			s->dir_off = 0;  /* end of directory: start over */
-		ops += n;
-		bytes += (uint64_t)res;
+		l->ops += n;
+		l->bytes += (uint64_t)res;
 		return true;
 	}
 	case OP_CREATE:
@@ -319,10 +350,10 @@ static bool complete(struct slot *s, int res)
 			return false;
 		s->stage = 0;
 		forget(s->nodeid);
-		ops++;
+		l->ops++;
 		return true;
 	default:
-		ops++;
+		l->ops++;
 		return true;
 	}
 }
@@ -334,8 +365,26 @@ static void set_up(void)
 	struct fuse_entry_out e;
 	int err;
 
-	if ((err = vu_connect(&fe, cfg.sock)) || (err = vu_setup(&fe, 16 << 20, 0)))
+	if ((err = vu_connect(&fe, cfg.sock)))
+		die("vhost-user connect", err);
+	if ((err = vu_setup_queues(&fe, 16 << 20, 0, (unsigned)cfg.queues)) == -ENOTSUP) {
+		fprintf(stderr, "vu_load: the backend does not offer %d request queues\n", cfg.queues);
+		exit(3);
+	}
+	if (err)
 		die("vhost-user set-up", err);
+	/* The total depth shared out, the first lanes taking what is left over. */
+	for (int t = 0, at = 0; t < cfg.queues; t++) {
+		struct lane *l = &lanes[t];
+
+		l->qi = VU_REQUEST + t;
+		l->qd = cfg.qd / cfg.queues + (t < cfg.qd % cfg.queues);
+		l->slots = &slots[at];
+		l->rng = 0x9e3779b97f4a7c15ull ^ (0xbf58476d1ce4e5b9ull * (uint64_t)t);
+		for (int i = 0; i < l->qd; i++)
+			slots[at + i].lane = l;
+		at += l->qd;
+	}
 	for (int i = 0; i < MAXQD; i++)
 		if ((err = vu_fuse_req_alloc(&fe, &slots[i].r, 8192)))
 			die("guest memory", err);
@@ -356,6 +405,23 @@ static void set_up(void)
 	if ((cfg.op == OP_READ || cfg.op == OP_WRITE) &&
 	    (err = vu_fuse_open(&fe, r, FUSE_OPEN, file_nodeid, O_RDWR, &file_fh)))
 		die("OPEN", err);
+	for (int f = 0, i = 0; (cfg.op == OP_READ || cfg.op == OP_WRITE) && f < cfg.files; f++) {
+		uint64_t nid = file_nodeid, fh = file_fh;
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s.%d", cfg.file, f);
+		if (f && ((err = vu_fuse_lookup(&fe, r, FUSE_ROOT_ID, name, &e)) ||
+			  (err = vu_fuse_open(&fe, r, FUSE_OPEN, e.nodeid, O_RDWR, &fh))))
+			die("LOOKUP and OPEN of --file NAME.N", err);
+		if (f) {
+			nid = e.nodeid;
+			file_blocks = e.attr.size / 4096 < file_blocks ? e.attr.size / 4096 : file_blocks;
+		}
+		for (; i < (f + 1) * cfg.qd / cfg.files; i++)
+			slots[i].rw_nodeid = nid, slots[i].rw_fh = fh;
+	}
+	if ((cfg.op == OP_READ || cfg.op == OP_WRITE) && !file_blocks)
+		die("a file is smaller than 4 KiB", 0);
 	for (int i = 0; cfg.op == OP_READDIRPLUS && i < cfg.qd; i++)
 		if ((err = vu_fuse_open(&fe, r, FUSE_OPENDIR, file_nodeid, O_RDONLY, &slots[i].dir_fh)))
 			die("OPENDIR", err);
@@ -363,30 +429,32 @@ static void set_up(void)
 		memset(slots[i].r.page, 0x5a, 4096);  /* write4k's payload */
 }
 
-/* QD slots in flight until time or the op count is up, then drained. */
-static void run_backend(void)
+/* One lane: its QD slots in flight on its queue until time or its share
+ * of the op count is up, then drained. */
+static void *run_lane(void *arg)
 {
+	struct lane *l = arg;
 	struct vu_done done[MAXQD];
-	uint64_t end = now_ns() + (uint64_t)(cfg.seconds * 1e9);
+	uint64_t max_ops = cfg.max_ops ? (cfg.max_ops + (uint64_t)cfg.queues - 1) / (uint64_t)cfg.queues : 0;
 	unsigned inflight = 0;
 	bool stopping = false;
 
-	for (int i = 0; i < cfg.qd; i++, inflight++) {
-		slots[i].t0 = now_ns();
-		submit(&slots[i]);
+	for (int i = 0; i < l->qd; i++, inflight++) {
+		l->slots[i].t0 = now_ns();
+		submit(&l->slots[i]);
 	}
-	vu_kick(&fe, VU_REQUEST);
+	vu_kick(&fe, l->qi);
 	while (inflight) {
-		int n = vu_reap(&fe, VU_REQUEST, done, MAXQD, 10000);
+		int n = vu_reap(&fe, l->qi, done, MAXQD, 10000);
 		if (n <= 0)
 			die(n ? "request queue" : "the backend stopped answering (10 s)", n);
 		uint64_t t = now_ns();
-		stopping = stopping || t >= end || (cfg.max_ops && ops >= cfg.max_ops);
+		stopping = stopping || t >= l->end_ns || (max_ops && l->ops >= max_ops);
 		for (int i = 0; i < n; i++) {
 			struct slot *s = done[i].cookie;
 			bool op_done = complete(s, vu_fuse_result(&s->r, done[i].len));
 			if (op_done || cfg.op == OP_READDIRPLUS)
-				hist_add(t - s->t0);
+				hist_add(l->hist, t - s->t0);
 			if (op_done && stopping) {
 				inflight--;
 				continue;
@@ -395,10 +463,32 @@ static void run_backend(void)
 				s->t0 = t;
 			submit(s);
 		}
-		int err = vu_kick(&fe, VU_REQUEST);
+		int err = vu_kick(&fe, l->qi);
 		if (err)
 			die("kick", err);
-		reap_forgets(0);
+		if (cfg.op == OP_CREATE)
+			reap_forgets(0);
+	}
+	return NULL;
+}
+
+/* Every lane on its own thread (one queue: this one), then their sums. */
+static void run_backend(void)
+{
+	uint64_t end = now_ns() + (uint64_t)(cfg.seconds * 1e9);
+
+	for (int t = 0; t < cfg.queues; t++)
+		lanes[t].end_ns = end;
+	for (int t = 1; t < cfg.queues; t++)
+		if (pthread_create(&lanes[t].thread, NULL, run_lane, &lanes[t]))
+			die("pthread_create", errno);
+	run_lane(&lanes[0]);
+	for (int t = 1; t < cfg.queues; t++)
+		pthread_join(lanes[t].thread, NULL);
+	for (int t = 0; t < cfg.queues; t++) {
+		ops += lanes[t].ops, bytes += lanes[t].bytes, requests += lanes[t].requests;
+		for (int b = 0; b < HIST; b++)
+			hist[b] += lanes[t].hist[b];
 	}
 }
 
@@ -411,14 +501,15 @@ static void run_pread(void)
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < 4096)
 		die("cannot open the file (4 KiB at least)", errno);
 	file_blocks = (uint64_t)st.st_size / 4096;
+	lanes[0].rng = 0x9e3779b97f4a7c15ull;
 	for (uint64_t end = now_ns() + (uint64_t)(cfg.seconds * 1e9), t = now_ns();
 	     t < end && (!cfg.max_ops || ops < cfg.max_ops);) {
-		if (pread(fd, buf, 4096, (off_t)rand_off()) != 4096)
+		if (pread(fd, buf, 4096, (off_t)rand_off(&lanes[0])) != 4096)
 			die("pread", errno);
 		memcpy(dst, buf, 4096);
 		__asm__ volatile("" : : "r"(dst) : "memory");  /* the copy is the point */
 		uint64_t t1 = now_ns();
-		hist_add(t1 - t);
+		hist_add(hist, t1 - t);
 		t = t1;
 		ops++, bytes += 4096;
 	}
@@ -428,7 +519,7 @@ static void run_pread(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: vu_load --socket PATH --op read4k|write4k|getattr|lookup|readdirplus|create\n"
-			"               [--qd N] [--seconds S | --ops N] [--backend-pid PID]\n"
+			"               [--qd N] [--queues Q] [--files F] [--seconds S | --ops N] [--backend-pid PID]\n"
 			"               [--file NAME] [--dir NAME] [--new-dir NAME]\n"
 			"       vu_load --op pread4k --path FILE [--seconds S | --ops N]\n");
 	exit(2);
@@ -440,7 +531,7 @@ static void parse(int argc, char **argv)
 		{ "socket", 1, 0, 's' }, { "op", 1, 0, 'o' }, { "qd", 1, 0, 'q' },
 		{ "seconds", 1, 0, 't' }, { "ops", 1, 0, 'n' }, { "backend-pid", 1, 0, 'p' },
 		{ "file", 1, 0, 'f' }, { "dir", 1, 0, 'd' }, { "new-dir", 1, 0, 'c' },
-		{ "path", 1, 0, 'P' }, { 0 },
+		{ "path", 1, 0, 'P' }, { "queues", 1, 0, 'Q' }, { "files", 1, 0, 'F' }, { 0 },
 	};
 	int c, op = -1;
 
@@ -460,10 +551,15 @@ static void parse(int argc, char **argv)
 		case 'd': cfg.dir = optarg; break;
 		case 'c': cfg.new_dir = optarg; break;
 		case 'P': cfg.path = optarg; break;
+		case 'Q': cfg.queues = atoi(optarg); break;
+		case 'F': cfg.files = atoi(optarg); break;
 		default: usage();
 		}
 	}
 	if (op < 0 || cfg.qd < 1 || cfg.qd > MAXQD || cfg.seconds <= 0 ||
+	    cfg.queues < 1 || cfg.queues > VU_MAX_QUEUES - 1 || cfg.qd < cfg.queues ||
+	    cfg.files < 1 || cfg.files > cfg.qd ||
+	    (cfg.queues > 1 && (op == OP_CREATE || op == OP_PREAD)) ||
 	    (op == OP_PREAD ? !cfg.path : !cfg.sock))
 		usage();
 	cfg.op = (enum op)op;
@@ -484,9 +580,9 @@ int main(int argc, char **argv)
 		vu_close(&fe);
 	if (!ops)
 		die("no op completed", 0);
-	printf("op=%s qd=%d seconds=%.2f ops=%llu ops_per_s=%.0f mib_per_s=%.1f requests=%llu "
+	printf("op=%s qd=%d queues=%d seconds=%.2f ops=%llu ops_per_s=%.0f mib_per_s=%.1f requests=%llu "
 	       "backend_cpu_us_per_op=%.2f client_cpu_us_per_op=%.2f p50_us=%.1f p99_us=%.1f\n",
-	       op_names[cfg.op], cfg.qd, secs, (unsigned long long)ops, (double)ops / secs,
+	       op_names[cfg.op], cfg.qd, cfg.queues, secs, (unsigned long long)ops, (double)ops / secs,
 	       (double)bytes / secs / (1 << 20), (unsigned long long)requests,
 	       backend_us < 0 ? -1 : backend_us / (double)ops, cpu * 1e6 / (double)ops,
 	       hist_pct(50), hist_pct(99));

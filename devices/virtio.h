@@ -4,8 +4,10 @@
  *
  * A device is a `struct virtio_dev` embedded in the device's own state and
  * described by a `static const struct virtio_dev_ops` table: its ID, its
- * features, its config space, how many queues it has and how large they may
- * be, the handler that answers one request, and its shared-memory regions.
+ * features, its config space, how large its queues may be, the handler
+ * that answers one request; the `struct virtio_dev` itself carries what
+ * differs between instances: how many queues (a virtio-fs share's count
+ * is an option), its shared-memory regions and per-queue request counts.
  * A transport (mmio/virtio_mmio.c, later vhost-user) owns the register file
  * and the status state machine and drives the device only through this
  * table; the device reaches back to its transport only through the
@@ -21,6 +23,7 @@
 #ifndef STAINLESS_DEVICES_VIRTIO_H
 #define STAINLESS_DEVICES_VIRTIO_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -42,7 +45,8 @@
 #define VIRTIO_STATUS_NEEDS_RESET  0x40
 #define VIRTIO_STATUS_FAILED       0x80
 
-#define VIRTIO_MAX_QUEUES    16
+/* virtio-fs: the hiprio queue and up to 16 request queues. */
+#define VIRTIO_MAX_QUEUES    17
 #define VIRTIO_MAX_SHM        4
 /* Largest queue any device may offer; bounds per-queue allocations. */
 #define VIRTIO_QUEUE_SIZE_MAX 1024
@@ -68,7 +72,6 @@ struct virtio_dev_ops {
 	const char *name;
 	uint32_t device_id;
 	uint64_t features;        /* device-specific bits; transport adds its own */
-	unsigned num_queues;      /* <= VIRTIO_MAX_QUEUES */
 	uint16_t queue_size_max;  /* power of two, <= VIRTIO_QUEUE_SIZE_MAX */
 	uint32_t config_size;     /* bytes of device config space */
 	/* Config space, offset and size already checked against config_size.
@@ -99,11 +102,48 @@ struct virtio_shm {
 	void *host;
 };
 
+/*
+ * Requests a queue's worker took off the ring since the device was made
+ * (`run --stats`). Only the worker of that queue writes it, so the count
+ * is a plain load and store (relaxed: no locked instruction), atomic only
+ * so that a reader on another thread sees whole values; 64 bytes apart so
+ * that the workers of one device never write to one cache line (padding,
+ * not _Alignas: devices are calloc'ed).
+ */
+struct virtio_queue_count {
+	_Atomic uint64_t requests;
+	uint8_t pad[56];
+};
+
 struct virtio_dev {
 	const struct virtio_dev_ops *ops;
+	unsigned num_queues;      /* set by the create function; 1..VIRTIO_MAX_QUEUES */
 	unsigned nr_shm;
 	struct virtio_shm shm[VIRTIO_MAX_SHM];
+	struct virtio_queue_count count[VIRTIO_MAX_QUEUES];
 };
+
+/* How many queues this device has: every transport asks here. */
+static inline unsigned virtio_dev_num_queues(const struct virtio_dev *dev)
+{
+	return dev->num_queues;
+}
+
+/* Worker of queue q only: one more request taken. */
+static inline void virtio_dev_count_request(struct virtio_dev *dev, unsigned q)
+{
+	_Atomic uint64_t *n = &dev->count[q].requests;
+
+	atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/* Any thread: requests queue q has carried. */
+static inline uint64_t virtio_dev_requests(const struct virtio_dev *dev, unsigned q)
+{
+	return atomic_load_explicit(&((struct virtio_dev *)dev)->count[q].requests,
+				    memory_order_relaxed);
+}
 
 /*
  * How the queue core and the workers reach the transport. Both callbacks

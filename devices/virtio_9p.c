@@ -69,7 +69,6 @@ static const struct virtio_dev_ops p9dev_ops = {
 	.name = "virtio-9p",
 	.device_id = VIRTIO_ID_9P,
 	.features = VIRTIO_9P_MOUNT_TAG,
-	.num_queues = 1,
 	.queue_size_max = VIRTIO_9P_QUEUE_SIZE,
 	.config_size = 2 + VIRTIO_9P_TAG_MAX,
 	.config_read = p9dev_config_read,
@@ -99,6 +98,7 @@ int virtio_9p_create(struct virtio_dev **out, const char *tag, const char *dir,
 	if (rc < 0)
 		goto fail;
 	p->vdev.ops = &p9dev_ops;
+	p->vdev.num_queues = 1;
 	le_len = htole16((uint16_t)len);
 	memcpy(p->config, &le_len, 2);
 	memcpy(p->config + 2, tag, len);

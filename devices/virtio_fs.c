@@ -85,7 +85,6 @@ static const struct virtio_dev_ops fs_ops = {
 	.name = "virtio-fs",
 	.device_id = VIRTIO_ID_FS,
 	.features = 0,
-	.num_queues = 1 + VIRTIO_FS_REQUEST_QUEUES,
 	.queue_size_max = VIRTIO_FS_QUEUE_SIZE,
 	.config_size = sizeof(struct virtio_fs_config),
 	.config_read = fs_config_read,
@@ -100,10 +99,11 @@ int virtio_fs_create(struct virtio_dev **out, const char *tag, const char *dir,
 {
 	struct fuse_server_params params = { 0 };
 	size_t len = strlen(tag);
+	unsigned nreq = opts->queues ? opts->queues : 1;
 	struct virtio_fs *fs;
 	int rc;
 
-	if (len == 0 || len > VIRTIO_FS_TAG_MAX)
+	if (len == 0 || len > VIRTIO_FS_TAG_MAX || nreq > VIRTIO_FS_MAX_REQUEST_QUEUES)
 		return -EINVAL;
 	fs = calloc(1, sizeof(*fs));
 	if (!fs)
@@ -124,12 +124,23 @@ int virtio_fs_create(struct virtio_dev **out, const char *tag, const char *dir,
 	if (rc < 0)
 		goto fail;
 	fs->vdev.ops = &fs_ops;
+	fs->vdev.num_queues = 1 + nreq;   /* hiprio at 0, requests at 1..nreq */
 	memcpy(fs->config.tag, tag, len);
-	fs->config.num_request_queues = htole32(VIRTIO_FS_REQUEST_QUEUES);
+	fs->config.num_request_queues = htole32(nreq);
 	*out = &fs->vdev;
 	return 0;
 fail:
 	dax_window_destroy(&fs->dax);
 	free(fs);
 	return rc;
+}
+
+int virtio_fs_offer_rings(struct virtio_dev *dev, unsigned n)
+{
+	struct virtio_fs *fs = (struct virtio_fs *)dev;
+
+	if (n < le32toh(fs->config.num_request_queues) || n > VIRTIO_FS_MAX_REQUEST_QUEUES)
+		return -EINVAL;
+	dev->num_queues = 1 + n;
+	return 0;
 }

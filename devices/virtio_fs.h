@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * virtio-fs (device ID 26): one hiprio queue (FORGET, INTERRUPT) and
- * request queues, each served by its own worker calling the transport-free
- * FUSE server in fs/. The config space carries the mount tag.
+ * virtio-fs (device ID 26): the hiprio queue at index 0 (FORGET,
+ * INTERRUPT) and request queues 1..N, each served by its own worker
+ * calling the one transport-free FUSE server in fs/, which is safe under
+ * concurrent queues. The config space carries the mount tag and N.
  */
 #ifndef STAINLESS_DEVICES_VIRTIO_FS_H
 #define STAINLESS_DEVICES_VIRTIO_FS_H
@@ -12,15 +13,26 @@
 
 #define VIRTIO_FS_TAG_MAX     36
 #define VIRTIO_FS_QUEUE_SIZE  1024
-/* Linux 6.1's driver drives one request queue; more would sit idle. */
-#define VIRTIO_FS_REQUEST_QUEUES 1
+/* Linux >= 6.11 spreads its CPUs over the request queues (6.1 used one). */
+#define VIRTIO_FS_MAX_REQUEST_QUEUES (VIRTIO_MAX_QUEUES - 1)
 
 /*
- * 0 or -errno (-EINVAL: tag empty or too long; others from the server).
- * With opts->dax_size the device has a DAX window, shared-memory region 0,
+ * 0 or -errno (-EINVAL: tag empty or too long, or opts->queues above
+ * VIRTIO_FS_MAX_REQUEST_QUEUES; others from the server). The device has
+ * opts->queues request queues (0: one) and its config says so. With
+ * opts->dax_size the device has a DAX window, shared-memory region 0,
  * whose host mapping (dev->shm[0].host) the VMM maps into the guest.
  */
 int virtio_fs_create(struct virtio_dev **out, const char *tag, const char *dir,
 		     const struct fs_options *opts);
+
+/*
+ * Offers rings for n request queues (>= the config's count, at most
+ * VIRTIO_FS_MAX_REQUEST_QUEUES) while the config still announces what
+ * opts->queues said: over vhost-user the frontend decides how many it
+ * wires up (QEMU's num-request-queues), the config reaches only frontends
+ * that ask for it. Before a transport is attached. 0 or -EINVAL.
+ */
+int virtio_fs_offer_rings(struct virtio_dev *dev, unsigned n);
 
 #endif

@@ -57,7 +57,6 @@ static const struct virtio_dev_ops rng_ops = {
 	.name = "virtio-rng",
 	.device_id = VIRTIO_ID_RNG,
 	.features = 0,
-	.num_queues = 1,
 	.queue_size_max = RNG_QUEUE_SIZE,
 	.config_size = 0,
 	.handle = rng_handle,
@@ -71,6 +70,7 @@ int virtio_rng_create(struct virtio_dev **out)
 	if (!rng)
 		return -ENOMEM;
 	rng->vdev.ops = &rng_ops;
+	rng->vdev.num_queues = 1;
 	*out = &rng->vdev;
 	return 0;
 }

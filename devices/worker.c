@@ -236,6 +236,7 @@ static void drain(struct worker *w)
 			.out = s->iov + c.nin, .nout = c.nout,
 			.cookie = s,
 		};
+		virtio_dev_count_request(w->dev, w->q);
 		/* Counted before the call: the handler may complete it on
 		 * another thread before it even returns. */
 		atomic_fetch_add_explicit(&w->refs, 1, memory_order_relaxed);
@@ -426,10 +427,17 @@ err_free:
 
 int worker_stop(struct worker *w)
 {
+	const char *name;
 	struct timespec ts;
+	pthread_t thread;
+	unsigned q;
 
 	if (!w)
 		return 0;
+	/* Once the thread is left (W_LEFT) it frees w when it ends. */
+	name = w->dev->ops->name;
+	q = w->q;
+	thread = w->thread;
 	atomic_store_explicit(&w->stop_asked, true, memory_order_release);
 	eventfd_write(w->stop_fd, 1);
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -439,14 +447,17 @@ int worker_stop(struct worker *w)
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
 	}
-	if (pthread_timedjoin_np(w->thread, NULL, &ts) == 0 ||
-	    atomic_exchange(&w->exit_state, W_LEFT) == W_EXITED) {
-		pthread_join(w->thread, NULL); /* no-op, or a thread already leaving */
+	if (pthread_timedjoin_np(thread, NULL, &ts) == 0) {
 		worker_release(w);
 		return 0;
 	}
-	virtio_log(w->dev->ops->name, "queue %u: a request is still running after %u ms; "
-		   "its thread finishes it alone and ends", w->q, WORKER_STOP_GRACE_MS);
-	pthread_detach(w->thread);
+	if (atomic_exchange(&w->exit_state, W_LEFT) == W_EXITED) {
+		pthread_join(thread, NULL); /* it was leaving just now */
+		worker_release(w);
+		return 0;
+	}
+	virtio_log(name, "queue %u: a request is still running after %u ms; "
+		   "its thread finishes it alone and ends", q, WORKER_STOP_GRACE_MS);
+	pthread_detach(thread);
 	return -ETIMEDOUT;
 }

@@ -134,6 +134,19 @@ int fs_options_parse_word(struct fs_options *o, const char *word, bool is_9p,
 		*why = "dax= must be a size, a multiple of 2M, at most 64G";
 		return -EINVAL;
 	}
+	if (!is_9p && KEY("queues") && val) {
+		char *end = (char *)val;
+		unsigned long q;
+
+		errno = 0;
+		q = isdigit((unsigned char)val[0]) ? strtoul(val, &end, 10) : 0;
+		if (!errno && q >= 1 && q <= FS_QUEUES_MAX && *end == '\0') {
+			o->queues = (uint32_t)q;
+			return 0;
+		}
+		*why = "queues must be a number from 1 to 16";
+		return -EINVAL;
+	}
 	if (is_9p && KEY("msize") && val) {
 		if (parse_size(val, &n) == 0 && n >= P9_MSIZE_MIN && n <= P9_MSIZE_MAX) {
 			o->msize = (uint32_t)n;

@@ -22,6 +22,7 @@ struct fs_options {
 	uint64_t dax_size;   /* virtio-fs DAX window bytes, 0 = none */
 	uint32_t msize;      /* 9p: largest message offered, 0 = default */
 	uint32_t poll_us;    /* 9p-serve: poll this long for the next request */
+	uint32_t queues;     /* virtio-fs request queues, 0 = the VMM's default */
 };
 
 #define P9_MSIZE_DEFAULT (512u * 1024)
@@ -36,6 +37,8 @@ struct fs_options {
  * bench-9p's CPU-us columns show.
  */
 #define FS_POLL_US_DEFAULT 50u
+/* virtio-fs request queues a share may have (`queues=N`). */
+#define FS_QUEUES_MAX 16u
 #define FS_POLL_US_MAX     10000u
 
 void fs_options_default(struct fs_options *o);
@@ -54,7 +57,7 @@ int fs_parse_poll(const char *s, uint32_t *out);
 /*
  * Parse one comma-separated option word of a share spec ("cache=auto",
  * "readonly", "dax=1G", "msize=524288", "xattr", "xattr=map", "writeback",
- * "devices") into o. is_9p selects which words are allowed: 9p serves
+ * "devices", "queues=2") into o. is_9p selects which words are allowed: 9p serves
  * xattrs always, so it takes "xattr=map" but not the bare "xattr", which
  * would change nothing there; for FUSE "xattr=map" implies "xattr". On error returns -EINVAL and
  * points *why at a short reason for the user.

@@ -31,6 +31,7 @@ struct vmmio_queue {
 struct vmmio {
 	struct vmmio_config cfg;
 	const struct virtio_dev_ops *ops;
+	unsigned nq;              /* the device's queue count, fixed at creation */
 	const char *name;
 	int irq_fd;
 	bool irqfd;               /* KVM_IRQFD assigned */
@@ -109,7 +110,7 @@ static void renew_kick_fd(struct vmmio *t, unsigned qi)
 
 static void stop_queues(struct vmmio *t)
 {
-	for (unsigned i = 0; i < t->ops->num_queues; i++) {
+	for (unsigned i = 0; i < t->nq; i++) {
 		struct vmmio_queue *q = &t->q[i];
 		bool left = worker_stop(q->w) == -ETIMEDOUT;
 
@@ -126,7 +127,7 @@ static void stop_queues(struct vmmio *t)
 static void device_reset(struct vmmio *t)
 {
 	stop_queues(t);
-	for (unsigned i = 0; i < t->ops->num_queues; i++) {
+	for (unsigned i = 0; i < t->nq; i++) {
 		struct vmmio_queue *q = &t->q[i];
 		uint64_t stale;
 
@@ -164,7 +165,7 @@ static void driver_ok(struct vmmio *t)
 		cb_needs_reset(t, 0, "activation failed");
 		return;
 	}
-	for (unsigned i = 0; i < t->ops->num_queues; i++) {
+	for (unsigned i = 0; i < t->nq; i++) {
 		struct vmmio_queue *q = &t->q[i];
 		struct vq_config vc = {
 			.index = i, .size = q->num, .desc = q->desc,
@@ -242,7 +243,7 @@ static struct vmmio_queue *setup_queue(struct vmmio *t, const char *reg)
 	uint32_t st = atomic_load(&t->status);
 	struct vmmio_queue *q;
 
-	if (t->queue_sel >= t->ops->num_queues) {
+	if (t->queue_sel >= t->nq) {
 		virtio_log(t->name, "%s on queue %u that does not exist; ignored",
 			   reg, t->queue_sel);
 		return NULL;
@@ -274,7 +275,7 @@ static void write_queue_ready(struct vmmio *t, uint32_t val)
 	uint32_t st = atomic_load(&t->status);
 	struct vmmio_queue *q;
 
-	if (val == 0 && t->queue_sel < t->ops->num_queues &&
+	if (val == 0 && t->queue_sel < t->nq &&
 	    !(st & VIRTIO_STATUS_DRIVER_OK)) {
 		/* Before DRIVER_OK nothing runs on the queue yet. */
 		q = &t->q[t->queue_sel];
@@ -292,7 +293,7 @@ static void write_queue_ready(struct vmmio *t, uint32_t val)
 
 static void write_notify(struct vmmio *t, uint32_t qi)
 {
-	if (qi >= t->ops->num_queues || !t->q[qi].ready) {
+	if (qi >= t->nq || !t->q[qi].ready) {
 		virtio_log(t->name, "notify on queue %u that is not ready; ignored", qi);
 		return;
 	}
@@ -387,9 +388,9 @@ static uint32_t read_reg(struct vmmio *t, uint64_t off)
 		return t->dev_feat_sel > 1 ? 0 :
 		       (uint32_t)(offered_features(t) >> (32 * t->dev_feat_sel));
 	case VMMIO_QUEUE_NUM_MAX:
-		return t->queue_sel < t->ops->num_queues ? t->ops->queue_size_max : 0;
+		return t->queue_sel < t->nq ? t->ops->queue_size_max : 0;
 	case VMMIO_QUEUE_READY:
-		return t->queue_sel < t->ops->num_queues && t->q[t->queue_sel].ready;
+		return t->queue_sel < t->nq && t->q[t->queue_sel].ready;
 	case VMMIO_INT_STATUS:    return atomic_load(&t->isr);
 	case VMMIO_STATUS:        return atomic_load(&t->status);
 	case VMMIO_CONFIG_GEN:    return atomic_load(&t->config_gen);
@@ -455,14 +456,15 @@ int vmmio_create(struct vmmio **out, const struct vmmio_config *cfg)
 {
 	const struct virtio_dev_ops *ops;
 	struct vmmio *t;
-	unsigned i;
+	unsigned i, nq;
 	int rc;
 
 	*out = NULL;
 	if (!cfg->dev || !cfg->dev->ops || !cfg->gm)
 		return -EINVAL;
 	ops = cfg->dev->ops;
-	if (ops->num_queues > VIRTIO_MAX_QUEUES || ops->queue_size_max == 0 ||
+	nq = virtio_dev_num_queues(cfg->dev);
+	if (nq == 0 || nq > VIRTIO_MAX_QUEUES || ops->queue_size_max == 0 ||
 	    (ops->queue_size_max & (ops->queue_size_max - 1)) ||
 	    ops->queue_size_max > VIRTIO_QUEUE_SIZE_MAX ||
 	    ops->config_size > VMMIO_WINDOW_SIZE - VMMIO_CONFIG ||
@@ -473,6 +475,7 @@ int vmmio_create(struct vmmio **out, const struct vmmio_config *cfg)
 		return -ENOMEM;
 	t->cfg = *cfg;
 	t->ops = ops;
+	t->nq = nq;
 	t->name = ops->name ? ops->name : "virtio";
 	t->irq_fd = -1;
 	t->notify = (struct virtio_notify){
@@ -481,7 +484,7 @@ int vmmio_create(struct vmmio **out, const struct vmmio_config *cfg)
 	for (i = 0; i < VIRTIO_MAX_QUEUES; i++)
 		t->q[i] = (struct vmmio_queue){ .num = ops->queue_size_max, .kick_fd = -1 };
 	pthread_mutex_init(&t->lock, NULL);
-	for (i = 0; i < ops->num_queues; i++) {
+	for (i = 0; i < nq; i++) {
 		/* Blocking: older kernels fail io_uring reads of an
 		 * O_NONBLOCK eventfd with -EAGAIN instead of polling it. */
 		t->q[i].kick_fd = eventfd(0, EFD_CLOEXEC);
@@ -570,14 +573,14 @@ int vmmio_irq_fd(const struct vmmio *t)
 
 int vmmio_kick_fd(const struct vmmio *t, unsigned q)
 {
-	return q < t->ops->num_queues ? t->q[q].kick_fd : -1;
+	return q < t->nq ? t->q[q].kick_fd : -1;
 }
 
 int vmmio_queue_info(struct vmmio *t, unsigned qi, struct vmmio_queue_info *out)
 {
 	const struct vmmio_queue *q;
 
-	if (qi >= t->ops->num_queues)
+	if (qi >= t->nq)
 		return -ENOENT;
 	pthread_mutex_lock(&t->lock);
 	q = &t->q[qi];

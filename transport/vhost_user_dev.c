@@ -381,7 +381,7 @@ void vu_dev_init(struct vu_dev *d, struct virtio_dev *vdev, bool offer_config)
 	d->features = VIRTIO_TRANSPORT_FEATURES | VU_F_PROTOCOL_FEATURES | vdev->ops->features;
 	d->proto = VU_PROTO_MQ | VU_PROTO_REPLY_ACK | VU_PROTO_RESET_DEVICE |
 		   VU_PROTO_CONFIGURE_MEM_SLOTS | (offer_config ? VU_PROTO_CONFIG : 0);
-	d->nrings = vdev->ops->num_queues;
+	d->nrings = virtio_dev_num_queues(vdev);
 	vu_mem_init(&d->mem);
 	vu_ring_notify_init(d);
 	for (unsigned i = 0; i < VIRTIO_MAX_QUEUES; i++) {

@@ -23,7 +23,11 @@
  * request ring starts again from base 0 with every request ring at 0 (a
  * fresh driver's rings), the device is reset (the FUSE session forgotten)
  * before that ring runs. After a pause the request ring resumes where it
- * stopped, past the INIT it carried, never at 0.
+ * stopped, past the INIT it carried, never at 0. With several request
+ * rings (vhost-user-fs offers 16; the frontend uses what it wires up) the
+ * rule looks at all of them, so it needs every ring's base before the
+ * first one runs again: QEMU disables every ring before it stops them and
+ * enables them only once all are set up.
  *
  * Runs on one thread (the connection's); only the ring workers run
  * beside it, and the eventfds they signal are swapped safely under them.

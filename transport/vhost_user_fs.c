@@ -247,6 +247,11 @@ int vhost_user_fs_main(int argc, char **argv)
 	fs_fd_raise_nofile();
 	rc = virtio_fs_create(&vdev, c.tag ? c.tag : "vhost-user-fs", sandbox_path(&sb, c.shared_dir),
 			      &c.opts);
+	/* The frontend picks how many request queues it wires up (QEMU's
+	 * num-request-queues): rings for all of them, a worker per ring it
+	 * starts. The config (--tag) announces one, as virtiofsd's does. */
+	if (rc == 0 && (rc = virtio_fs_offer_rings(vdev, VIRTIO_FS_MAX_REQUEST_QUEUES)) < 0)
+		virtio_dev_destroy(vdev);
 	if (rc < 0) {
 		fprintf(stderr, PREFIX "cannot share '%s': %s\n", c.shared_dir, strerror(-rc));
 		close(lfd);

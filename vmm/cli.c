@@ -13,9 +13,14 @@ void cli_run_usage(FILE *f)
 {
 	fputs("usage: stainless run --kernel PATH [--initrd PATH] [--cmdline STR]\n"
 	      "         [--mem SIZE] [--cpus N] [--console stdio|none|PATH]\n"
-	      "         [--fs TAG=DIR[,cache=never|auto|always][,dax=SIZE][,readonly][,xattr[=map]][,writeback][,devices]]...\n"
-	      "         [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]... [--rng]\n"
-	      "         " SANDBOX_USAGE "\n", f);
+	      "         [--fs TAG=DIR[,cache=never|auto|always][,dax=SIZE][,readonly][,xattr[=map]][,writeback][,devices][,queues=N]]...\n"
+	      "         [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]... [--rng] [--stats]\n"
+	      "         " SANDBOX_USAGE "\n"
+	      "  queues=N   virtio-fs request queues, 1..16, each with its own worker thread\n"
+	      "             (default: one per vCPU, at most 16)\n"
+	      "  --stats    at exit, one line per device on stderr with the requests each\n"
+	      "             queue carried: \"stainless run: stats: virtio-fs tag=TAG q0=N q1=N\"\n"
+	      "             (virtio-fs: q0 is the hiprio queue, q1.. the request queues)\n", f);
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -73,7 +78,7 @@ static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
 	return 0;
 }
 
-enum { OPT_SANDBOX = 256, OPT_9P, OPT_RNG };
+enum { OPT_SANDBOX = 256, OPT_9P, OPT_RNG, OPT_STATS };
 
 int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 		  char *err, size_t errlen)
@@ -92,6 +97,7 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 		{ "sandbox", required_argument, NULL, OPT_SANDBOX },
 		{ "uid-map", required_argument, NULL, OPT_SANDBOX },
 		{ "gid-map", required_argument, NULL, OPT_SANDBOX },
+		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -163,6 +169,9 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 			break;
 		case OPT_RNG:
 			cfg->rng = true;
+			break;
+		case OPT_STATS:
+			cfg->stats = true;
 			break;
 		case OPT_SANDBOX:
 			if (sandbox_opt(&cfg->sandbox, opts[idx].name, optarg, err, errlen) < 0)

@@ -37,6 +37,7 @@ struct vm_config {
 	const char *console_path;
 	struct sandbox_opts sandbox;
 	bool rng;
+	bool stats;               /* --stats: per-queue request counts at exit */
 	unsigned nr_shares;
 	struct vm_share shares[VM_MAX_SHARES];
 	char share_specs[VM_MAX_SHARES][4096]; /* writable copies of TAG=DIR,opts */

@@ -113,17 +113,23 @@ static int setup_shares(struct devmgr *d, const struct vm_config *cfg)
 {
 	for (unsigned i = 0; i < cfg->nr_shares; i++) {
 		const struct vm_share *sh = &cfg->shares[i];
+		struct fs_options o = sh->opts;
 		struct virtio_dev *dev = NULL;
 		int rc;
 
-		rc = sh->is_9p ? virtio_9p_create(&dev, sh->tag, sh->dir, &sh->opts)
-			       : virtio_fs_create(&dev, sh->tag, sh->dir, &sh->opts);
+		/* One request queue per vCPU: Linux maps each CPU to one. */
+		if (!sh->is_9p && !o.queues)
+			o.queues = cfg->cpus < FS_QUEUES_MAX ? cfg->cpus : FS_QUEUES_MAX;
+		rc = sh->is_9p ? virtio_9p_create(&dev, sh->tag, sh->dir, &o)
+			       : virtio_fs_create(&dev, sh->tag, sh->dir, &o);
 		if (rc < 0)
 			return cli_run_err(rc, "%s %s=%s: cannot share it: %s",
 					   sh->is_9p ? "--9p" : "--fs", sh->tag, sh->dir,
 					   strerror(-rc));
 		if ((rc = attach_virtio(d, dev, sh->is_9p ? "virtio-9p" : "virtio-fs")) < 0)
 			return rc;
+		snprintf(d->virtio[d->nr_virtio - 1].label, sizeof(d->virtio[0].label),
+			 "%s tag=%s", sh->is_9p ? "virtio-9p" : "virtio-fs", sh->tag);
 	}
 	return 0;
 }
@@ -134,6 +140,7 @@ int devmgr_setup(struct devmgr *d, const struct devmgr_config *c)
 
 	d->kvm = c->kvm;
 	d->gmem = c->gmem;
+	d->stats = c->cfg->stats;
 	/* Device memory (DAX windows) starts above all RAM. */
 	d->next_shm_gpa = shm_align_up(c->ram_end);
 	serial_init(&d->serial, c->console_fd, serial_irq, d);
@@ -156,13 +163,33 @@ int devmgr_setup(struct devmgr *d, const struct devmgr_config *c)
 	return setup_shares(d, c->cfg);
 }
 
+/* One line per device: how many requests each queue carried. */
+static void print_stats(const struct devmgr *d, FILE *f)
+{
+	for (unsigned i = 0; i < d->nr_virtio; i++) {
+		const struct devmgr_virtio *v = &d->virtio[i];
+		char line[512];
+		int n = snprintf(line, sizeof(line), "stainless run: stats: %s",
+				 v->label[0] ? v->label : v->dev->ops->name);
+
+		for (unsigned q = 0; q < virtio_dev_num_queues(v->dev) && n > 0 &&
+		     (size_t)n < sizeof(line); q++)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, " q%u=%llu", q,
+				      (unsigned long long)virtio_dev_requests(v->dev, q));
+		fprintf(f, "%s\n", line);
+	}
+}
+
 void devmgr_destroy(struct devmgr *d)
 {
 	/* Workers stop before the memory they serve goes away. */
-	for (unsigned i = 0; i < d->nr_virtio; i++) {
+	for (unsigned i = 0; i < d->nr_virtio; i++)
 		vmmio_destroy(d->virtio[i].transport);
+	/* Every worker is stopped: the counts are final. */
+	if (d->stats)
+		print_stats(d, stderr);
+	for (unsigned i = 0; i < d->nr_virtio; i++)
 		virtio_dev_destroy(d->virtio[i].dev);
-	}
 	d->nr_virtio = 0;
 	serial_destroy(&d->serial);
 }

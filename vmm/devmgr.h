@@ -31,6 +31,7 @@ struct vmmio;
 struct devmgr_virtio {
 	struct virtio_dev *dev;
 	struct vmmio *transport;
+	char label[64];           /* "virtio-fs tag=TAG" for --stats; "" = ops->name */
 };
 
 struct devmgr {
@@ -43,6 +44,7 @@ struct devmgr {
 	unsigned nr_virtio;
 	uint64_t next_shm_gpa;    /* where the next device memory region goes */
 	bool has_dax;             /* a device memory region is mapped */
+	bool stats;               /* --stats: per-queue request counts at exit */
 	char cmdline[DEVMGR_MAX_VIRTIO * 48]; /* " virtio_mmio.device=..." each */
 };
 
@@ -53,7 +55,7 @@ struct devmgr_config {
 	int console_fd;           /* the UART's output */
 	void (*reset)(void *ctx); /* the guest asked for a reset (i8042) */
 	void *ctx;
-	const struct vm_config *cfg; /* --rng, --fs, --9p */
+	const struct vm_config *cfg; /* --rng, --fs, --9p, --cpus, --stats */
 };
 
 /*
@@ -62,7 +64,10 @@ struct devmgr_config {
  */
 int devmgr_setup(struct devmgr *d, const struct devmgr_config *c);
 
-/* Stops the devices' workers and frees them (before guest memory goes). */
+/* Stops the devices' workers and frees them (before guest memory goes);
+ * with --stats first prints one line per device on stderr:
+ * "stainless run: stats: virtio-fs tag=TAG q0=N q1=N ..." (requests each
+ * queue carried; for virtio-fs q0 is hiprio, q1.. the request queues). */
 void devmgr_destroy(struct devmgr *d);
 
 /*

@@ -48,10 +48,10 @@ static int handle(struct virtio_dev *dev, unsigned q, struct fs_req *req,
 }
 
 static const struct virtio_dev_ops ops = {
-	.name = "fuzz-fs", .device_id = VIRTIO_ID_FS, .num_queues = 2,
+	.name = "fuzz-fs", .device_id = VIRTIO_ID_FS,
 	.queue_size_max = 1024, .config_size = 40, .config_read = cfg_read, .handle = handle,
 };
-static struct virtio_dev dev = { .ops = &ops };
+static struct virtio_dev dev = { .ops = &ops, .num_queues = 2 };
 static int memfd = -1;
 
 static void die(const char *what)

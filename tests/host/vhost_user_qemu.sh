@@ -15,6 +15,9 @@
 # still mounted (`reboot -f`, no unmount): QEMU stops and restarts the
 # rings without a word to the backend, and the rebooted guest's new mount
 # must work (a new FUSE session) -- it reads a battery file and writes one.
+# VU_QUEUES=N: the device with num-request-queues=N and N vCPUs, so the
+# guest (Linux >= 6.11) spreads its requests over N request rings and the
+# reboot restarts all of them (the backend offers 16).
 # SKIP (77) only when QEMU or the guest kernel cannot be had.
 set -u
 : "${STAINLESS:?set STAINLESS to the stainless binary}"
@@ -26,6 +29,7 @@ KERNEL=${GUEST_KERNEL:-$("$TOP/guest-images/build-kernel" 2>/dev/null)} ||
 [ -r "$KERNEL" ] || { echo "SKIP: guest kernel $KERNEL unreadable"; exit 77; }
 FSBATTERY=$("$TOP/tests/e2e/build-fsbattery") || { echo "FAIL: cannot build the share battery"; exit 1; }
 
+VU_QUEUES=${VU_QUEUES:-1}
 W=$(mktemp -d /tmp/vhost_qemu.XXXXXX)
 CASE_WORK=$W
 E2E_DIR=$TOP/tests/e2e
@@ -102,10 +106,10 @@ done
 
 start=$(date +%s)
 # No -no-reboot: the guest reboots once; it ends QEMU by its DONE line.
-"$QEMU" -M q35 -accel tcg -cpu max -m 512 -smp 1 \
+"$QEMU" -M q35 -accel tcg -cpu max -m 512 -smp "$VU_QUEUES" \
 	-nodefaults -no-user-config -nographic -serial stdio \
 	-object memory-backend-memfd,id=mem,size=512M,share=on -numa node,memdev=mem \
-	-chardev socket,id=fs0,path="$SOCK" -device vhost-user-fs-pci,chardev=fs0,tag=share \
+	-chardev socket,id=fs0,path="$SOCK" -device vhost-user-fs-pci,chardev=fs0,tag=share,num-request-queues="$VU_QUEUES" \
 	-kernel "$KERNEL" -initrd "$INITRD" \
 	-append "console=ttyS0 panic=-1 rdinit=/init quiet" </dev/null >"$W/console" 2>&1 &
 qemu=$!
@@ -146,4 +150,4 @@ fi
 [ $brc -eq 0 ] || { tail -n 20 "$W/backend.log"; echo "FAIL: the backend exited $brc"; exit 1; }
 out=$(share_check "$W/share" virtiofs --mmap 2>&1) || { echo "$out"; echo "FAIL: host-side check"; exit 1; }
 summary=$(sed -n 's/.*ok battery: \(.*\)$/\1/p' "$W/console" | tr -d '\r' | tail -n 1)
-echo "PASS (QEMU $("$QEMU" --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') vhost-user-fs-pci -> stainless vhost-user-fs: battery: $summary, ${secs}s in all; unclean reboot served; host verify, secret, locks ok; backend exited 0)"
+echo "PASS (QEMU $("$QEMU" --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') vhost-user-fs-pci, $VU_QUEUES request queue(s) -> stainless vhost-user-fs: battery: $summary, ${secs}s in all; unclean reboot served; host verify, secret, locks ok; backend exited 0)"

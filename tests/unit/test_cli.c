@@ -36,6 +36,7 @@ START_TEST(test_defaults)
 	ck_assert_ptr_null(cfg.console_path);
 	ck_assert_int_eq(cfg.sandbox.mode, SANDBOX_NAMESPACE);
 	ck_assert(!cfg.rng);
+	ck_assert(!cfg.stats);
 	ck_assert_uint_eq(cfg.nr_shares, 0);
 }
 END_TEST
@@ -45,7 +46,7 @@ START_TEST(test_every_option)
 	ck_assert_int_eq(PARSE("--kernel", "bzImage", "--initrd", "initrd.img",
 			       "--cmdline", "console=ttyS0 quiet", "--mem", "2G",
 			       "--cpus", "4", "--console", "none", "--rng", "--no-sandbox",
-			       "--fs", "docs=/srv/docs,cache=never",
+			       "--stats", "--fs", "docs=/srv/docs,cache=never,queues=3",
 			       "--9p", "src=/srv/src,readonly"), 0);
 	ck_assert_str_eq(cfg.kernel, "bzImage");
 	ck_assert_str_eq(cfg.initrd, "initrd.img");
@@ -55,7 +56,9 @@ START_TEST(test_every_option)
 	ck_assert_int_eq(cfg.console, CONSOLE_NONE);
 	ck_assert(cfg.rng);
 	ck_assert_int_eq(cfg.sandbox.mode, SANDBOX_NONE);
+	ck_assert(cfg.stats);
 	ck_assert_uint_eq(cfg.nr_shares, 2);
+	ck_assert_uint_eq(cfg.shares[0].opts.queues, 3);
 	ck_assert(!cfg.shares[0].is_9p);
 	ck_assert_str_eq(cfg.shares[0].tag, "docs");
 	ck_assert_str_eq(cfg.shares[0].dir, "/srv/docs");

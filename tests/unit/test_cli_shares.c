@@ -144,6 +144,20 @@ START_TEST(test_share_bad_cache_refused)
 }
 END_TEST
 
+START_TEST(test_share_queues)
+{
+	EXPECT_ERR("--fs", "queues must be a number from 1 to 16", "--kernel", "k", "--fs",
+		   "t=/d,queues=17");
+	EXPECT_ERR("--fs", "queues must be a number from 1 to 16", "--kernel", "k", "--fs",
+		   "t=/d,queues=0");
+	EXPECT_ERR("--9p", "unknown share option", "--kernel", "k", "--9p", "t=/d,queues=2");
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d,queues=2"), 0);
+	ck_assert_uint_eq(cfg.shares[0].opts.queues, 2);
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d"), 0);
+	ck_assert_uint_eq(cfg.shares[0].opts.queues, 0);
+}
+END_TEST
+
 START_TEST(test_share_bad_dax_refused)
 {
 	static const char *const bad[] = {
@@ -378,6 +392,11 @@ START_TEST(test_fs_options_words_fs)
 	ck_assert_int_eq(o.cache, FS_CACHE_AUTO);
 	WORD_OK(&o, "dax=64G", false);
 	ck_assert_uint_eq(o.dax_size, 64 * GIB);
+	ck_assert_uint_eq(o.queues, 0);       /* unset: the VMM decides */
+	WORD_OK(&o, "queues=1", false);
+	ck_assert_uint_eq(o.queues, 1);
+	WORD_OK(&o, "queues=16", false);
+	ck_assert_uint_eq(o.queues, 16);
 	ck_assert_uint_eq(o.msize, P9_MSIZE_DEFAULT);
 	/* xattr=map: the mapping, and xattrs on at all. */
 	ck_assert(!o.xattr_map);
@@ -428,12 +447,20 @@ START_TEST(test_fs_options_words_refused)
 	WORD_BAD("dax=65G", false);
 	WORD_BAD("dax=-2M", false);
 	WORD_BAD("msize=8192", false);
+	WORD_BAD("queues", false);
+	WORD_BAD("queues=", false);
+	WORD_BAD("queues=0", false);
+	WORD_BAD("queues=17", false);
+	WORD_BAD("queues=2x", false);
+	WORD_BAD("queues=-1", false);
+	WORD_BAD("queues=99999999999999999999", false);
 	/* 9p words */
 	WORD_BAD("xattr", true);
 	WORD_BAD("xattr=on", true);
 	WORD_BAD("writeback", true);
 	WORD_BAD("cache=auto", true);
 	WORD_BAD("dax=2M", true);
+	WORD_BAD("queues=2", true);
 	WORD_BAD("msize", true);
 	WORD_BAD("msize=", true);
 	WORD_BAD("msize=4095", true);
@@ -494,6 +521,7 @@ static Suite *cli_shares_suite(void)
 	tcase_add_test(tc, test_share_unknown_option_refused);
 	tcase_add_test(tc, test_share_bad_cache_refused);
 	tcase_add_test(tc, test_share_bad_dax_refused);
+	tcase_add_test(tc, test_share_queues);
 	tcase_add_test(tc, test_9p_msize_limits);
 	tcase_add_test(tc, test_9p_xattr_refused);
 	tcase_add_test(tc, test_share_spec_too_long_refused);

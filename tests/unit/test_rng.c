@@ -224,10 +224,10 @@ static int defer_handle(struct virtio_dev *d, unsigned q, struct fs_req *req,
 }
 
 static const struct virtio_dev_ops defer_ops = {
-	.name = "tdefer", .device_id = 99, .num_queues = 1,
+	.name = "tdefer", .device_id = 99,
 	.queue_size_max = 16, .handle = defer_handle,
 };
-static struct virtio_dev defer_dev = { .ops = &defer_ops };
+static struct virtio_dev defer_dev = { .ops = &defer_ops, .num_queues = 1 };
 
 /* A two-descriptor request: one readable byte, 8 writable bytes. */
 static uint8_t *post_req(uint16_t head, char kind)
@@ -342,10 +342,10 @@ static int async_handle(struct virtio_dev *d, unsigned q, struct fs_req *req,
 }
 
 static const struct virtio_dev_ops async_ops = {
-	.name = "tasync", .device_id = 98, .num_queues = 1,
+	.name = "tasync", .device_id = 98,
 	.queue_size_max = 16, .handle = async_handle,
 };
-static struct virtio_dev async_dev = { .ops = &async_ops };
+static struct virtio_dev async_dev = { .ops = &async_ops, .num_queues = 1 };
 
 START_TEST(t_async_read_through_uring)
 {

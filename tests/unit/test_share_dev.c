@@ -6,6 +6,7 @@
  * or 9p server -> used ring) including what a device reset forgets.
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <linux/fuse.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@
 static char dir[] = "/tmp/stainless-sharedev-XXXXXX";
 static struct fs_options opts;
 static struct fd_mem mem;
-static struct fake_vq fvq[2];
+static struct fake_vq fvq[4];
 static struct vmmio *t;
 static struct virtio_dev *dev;
 
@@ -133,7 +134,9 @@ START_TEST(t_fs_config_has_tag_and_queue_count)
 	for (unsigned i = 0; i < 10; i++)
 		w[i] = cfg32(4 * i);
 	ck_assert_mem_eq(w, "myshare\0\0", 9);
-	ck_assert_uint_eq(w[9], VIRTIO_FS_REQUEST_QUEUES);
+	ck_assert_uint_eq(w[9], 1);   /* queues unset: one request queue */
+	fd_wr(t, VMMIO_QUEUE_SEL, 2);
+	ck_assert_uint_eq(fd_rd(t, VMMIO_QUEUE_NUM_MAX), 0);
 	stop();
 }
 END_TEST
@@ -189,6 +192,129 @@ START_TEST(t_fs_init_round_trip_on_request_queue)
 	used = fuse_init(1, 0, 7, &error);
 	ck_assert_int_eq(error, 0);
 	ck_assert_uint_ge(used, sizeof(struct fuse_out_header) + 24);
+	stop();
+}
+END_TEST
+
+/* Is a thread of this process named name (a worker: "virtio-fs/q2")? */
+static bool thread_named(const char *name)
+{
+	DIR *dp = opendir("/proc/self/task");
+	struct dirent *e;
+	bool found = false;
+
+	while (dp && !found && (e = readdir(dp))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if (e->d_name[0] == '.' || !(f = fopen(path, "r")))
+			continue;
+		found = fgets(comm, sizeof(comm), f) && strncmp(comm, name, strlen(name)) == 0 &&
+			(comm[strlen(name)] == '\n' || comm[strlen(name)] == '\0');
+		fclose(f);
+	}
+	if (dp)
+		closedir(dp);
+	return found;
+}
+
+/* The same, waiting a while: a worker is named just after it starts. */
+static bool have_thread(const char *name)
+{
+	for (int i = 0; i < WAIT_MS / 10; i++) {
+		if (thread_named(name))
+			return true;
+		usleep(10 * 1000);
+	}
+	return false;
+}
+
+/*
+ * queues=3: the config says 3, the device has hiprio + 3 request queues
+ * and no fifth, each running its own worker thread, every request queue
+ * answers the one FUSE session, and the per-queue counts (--stats) say
+ * which queue carried what.
+ */
+START_TEST(t_fs_queues_each_with_a_worker)
+{
+	struct {
+		struct fuse_in_header h;
+		struct fuse_getattr_in g;
+	} ga = { .h = { .len = sizeof(ga), .opcode = FUSE_GETATTR, .unique = 9,
+			.nodeid = FUSE_ROOT_ID } };
+	struct virtio_dev *d;
+	struct fuse_out_header *o;
+	int32_t error;
+	uint32_t used;
+
+	opts.queues = 17;
+	ck_assert_int_eq(virtio_fs_create(&d, "mq", dir, &opts), -EINVAL);
+	opts.queues = 3;
+	ck_assert_int_eq(virtio_fs_create(&d, "mq", dir, &opts), 0);
+	ck_assert_uint_eq(virtio_dev_num_queues(d), 4);
+	start(d, 4);
+	ck_assert_uint_eq(cfg32(36), 3);
+	fd_wr(t, VMMIO_QUEUE_SEL, 3);
+	ck_assert_uint_eq(fd_rd(t, VMMIO_QUEUE_NUM_MAX), VIRTIO_FS_QUEUE_SIZE);
+	fd_wr(t, VMMIO_QUEUE_SEL, 4);
+	ck_assert_uint_eq(fd_rd(t, VMMIO_QUEUE_NUM_MAX), 0);
+	for (unsigned q = 0; q < 4; q++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "virtio-fs/q%u", q);
+		ck_assert_msg(have_thread(name), "no worker thread %s", name);
+	}
+	fuse_init(1, 0, 1, &error);
+	ck_assert_int_eq(error, 0);
+	/* Queues 2 and 3 full of GETATTRs of the root, kicked together: two
+	 * workers in the server at once (TSAN=1 watches them). */
+	uint64_t out[2][QSIZE / 2];
+	for (unsigned q = 2; q <= 3; q++)
+		for (uint16_t i = 0; i < QSIZE / 2; i++) {
+			uint64_t in = fd_alloc(&mem, sizeof(ga), 8);
+
+			out[q - 2][i] = fd_alloc(&mem, 256, 8);
+			memcpy(fd_host(&mem, in), &ga, sizeof(ga));
+			fvq_set_desc(&fvq[q], 2 * i, in, sizeof(ga), VQ_DESC_F_NEXT,
+				     (uint16_t)(2 * i + 1));
+			fvq_set_desc(&fvq[q], 2 * i + 1, out[q - 2][i], 256, VQ_DESC_F_WRITE, 0);
+			fvq_publish(&fvq[q], 2 * i);
+		}
+	fd_wr(t, VMMIO_QUEUE_NOTIFY, 2);
+	fd_wr(t, VMMIO_QUEUE_NOTIFY, 3);
+	for (unsigned q = 2; q <= 3; q++) {
+		ck_assert_int_eq(fvq_wait_used(&fvq[q], QSIZE / 2, WAIT_MS), 0);
+		for (unsigned i = 0; i < QSIZE / 2; i++) {
+			o = fd_host(&mem, out[q - 2][i]);
+			ck_assert_int_eq(o->error, 0);
+			ck_assert_uint_eq(o->len, sizeof(*o) + sizeof(struct fuse_attr_out));
+		}
+	}
+	o = transact(3, 0, &ga, sizeof(ga), 4096, &used);   /* and the ring goes on */
+	ck_assert_int_eq(o->error, 0);
+	ck_assert_uint_eq(virtio_dev_requests(d, 0), 0);
+	ck_assert_uint_eq(virtio_dev_requests(d, 1), 1);
+	ck_assert_uint_eq(virtio_dev_requests(d, 2), QSIZE / 2);
+	ck_assert_uint_eq(virtio_dev_requests(d, 3), QSIZE / 2 + 1);
+	stop();
+}
+END_TEST
+
+/* vhost-user: rings for every request queue a frontend may wire up,
+ * while the config keeps announcing what the options said. */
+START_TEST(t_fs_offer_rings_keeps_the_config)
+{
+	struct virtio_dev *d;
+
+	ck_assert_int_eq(virtio_fs_create(&d, "vu", dir, &opts), 0);
+	ck_assert_int_eq(virtio_fs_offer_rings(d, VIRTIO_FS_MAX_REQUEST_QUEUES + 1), -EINVAL);
+	ck_assert_int_eq(virtio_fs_offer_rings(d, VIRTIO_FS_MAX_REQUEST_QUEUES), 0);
+	ck_assert_uint_eq(virtio_dev_num_queues(d), 17);
+	start(d, 2);
+	ck_assert_uint_eq(cfg32(36), 1);
+	fd_wr(t, VMMIO_QUEUE_SEL, 16);
+	ck_assert_uint_ne(fd_rd(t, VMMIO_QUEUE_NUM_MAX), 0);
 	stop();
 }
 END_TEST
@@ -338,6 +464,8 @@ int main(void)
 	tcase_add_test(tc, t_fs_rejects_bad_tags_and_dirs);
 	tcase_add_test(tc, t_9p_rejects_bad_tags_and_dirs);
 	tcase_add_test(tc, t_fs_config_has_tag_and_queue_count);
+	tcase_add_test(tc, t_fs_queues_each_with_a_worker);
+	tcase_add_test(tc, t_fs_offer_rings_keeps_the_config);
 	tcase_add_test(tc, t_9p_config_has_tag_and_feature);
 	tcase_add_test(tc, t_fs_init_round_trip_on_request_queue);
 	tcase_add_test(tc, t_fs_dax_window_is_region_0);

@@ -51,7 +51,9 @@ START_TEST(t_negotiate_and_answer_fuse_init)
 
 	begin(false);
 	vuf_negotiate(&f);
-	ck_assert_uint_eq(vuf_get_u64(&f, VU_GET_QUEUE_NUM), 2);
+	/* hiprio + 16 request rings: the frontend decides how many it uses. */
+	ck_assert_uint_eq(vuf_get_u64(&f, VU_GET_QUEUE_NUM), 17);
+	ck_assert_uint_ne(vuf_get_u64(&f, VU_GET_PROTOCOL_FEATURES) & VU_PROTO_MQ, 0);
 	ck_assert_uint_eq(vuf_get_u64(&f, VU_GET_MAX_MEM_SLOTS), GMEM_MAX_REGIONS);
 	/* CONFIG only when asked for (virtiofsd: --tag). */
 	ck_assert_uint_eq(vuf_get_u64(&f, VU_GET_PROTOCOL_FEATURES) & VU_PROTO_CONFIG, 0);
@@ -184,8 +186,8 @@ START_TEST(t_bad_vring_index)
 {
 	begin(false);
 	vuf_negotiate(&f);
-	vuf_state(&f, VU_SET_VRING_NUM, 2, 16);
-	closed_with("SET_VRING_NUM: vring index 2 out of range (2 rings)");
+	vuf_state(&f, VU_SET_VRING_NUM, 17, 16);
+	closed_with("SET_VRING_NUM: vring index 17 out of range (17 rings)");
 }
 END_TEST
 
@@ -463,6 +465,49 @@ START_TEST(t_new_driver_gets_new_session_pause_keeps_it)
 }
 END_TEST
 
+/*
+ * QEMU's vhost-user-fs-pci with num-request-queues=2: rings 1 and 2 each
+ * run their own worker over the one FUSE session (an INIT on ring 2 is
+ * answered, a second on ring 1 refused), the per-queue counts say which
+ * ring carried what, and the reset rule sees every request ring: a pause
+ * keeps the session even if one ring never carried a request, a reboot
+ * (every ring from 0) forgets it. Rings are enabled only once all are set
+ * up, as QEMU does (the rule needs every ring's base first).
+ */
+START_TEST(t_two_request_rings_one_session)
+{
+	uint32_t b[VUF_RINGS];
+	int32_t error;
+
+	begin(false);
+	vuf_negotiate(&f);
+	vuf_rings_start(&f, VUF_RINGS, NULL);
+	ck_assert_int_gt(vuf_fuse_init(&f, 2, 0, 1, &error), 0);
+	ck_assert_int_eq(error, 0);
+	ck_assert_int_gt(vuf_fuse_init(&f, 1, 0, 2, &error), 0);
+	ck_assert_int_eq(error, -EIO);
+	ck_assert(vuf_alive(&f));   /* a round trip: the backend's thread noted its workers */
+	ck_assert(vu_dev_ring_running(&f.d, 1) && vu_dev_ring_running(&f.d, 2));
+	ck_assert_uint_eq(virtio_dev_requests(f.vdev, 1), 1);
+	ck_assert_uint_eq(virtio_dev_requests(f.vdev, 2), 1);
+	/* A pause with ring 0 never used: resumed, the session stays. */
+	vuf_rings_stop(&f, VUF_RINGS, b);
+	ck_assert_uint_eq(b[0], 0);
+	vuf_rings_start(&f, VUF_RINGS, b);
+	ck_assert_int_gt(vuf_fuse_init(&f, 2, 2, 3, &error), 0);
+	ck_assert_int_eq(error, -EIO);
+	/* A reboot: every ring afresh from 0, a new session on either ring. */
+	vuf_rings_stop(&f, VUF_RINGS, NULL);
+	for (unsigned q = 0; q < VUF_RINGS; q++)
+		fvq_init(&f.vq[q], &f.m, VUF_QSIZE);
+	vuf_rings_start(&f, VUF_RINGS, NULL);
+	ck_assert_int_gt(vuf_fuse_init(&f, 1, 0, 4, &error), 0);
+	ck_assert_int_eq(error, 0);
+	ck_assert(vuf_logged(&f, "the rings start afresh: a new driver, the device is reset"));
+	end(0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vhost_user_dev");
@@ -476,6 +521,7 @@ int main(void)
 	tcase_add_test(tc, t_same_table_again_keeps_rings);
 	tcase_add_test(tc, t_reset_device_allows_a_new_session);
 	tcase_add_test(tc, t_new_driver_gets_new_session_pause_keeps_it);
+	tcase_add_test(tc, t_two_request_rings_one_session);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad");
 	tcase_set_timeout(tc, 30);

@@ -35,10 +35,10 @@ static int nop_handle(struct virtio_dev *d, unsigned q, struct fs_req *req,
 }
 
 static const struct virtio_dev_ops kdev_ops = {
-	.name = "tkvm", .device_id = 77, .num_queues = 2, .queue_size_max = 8,
+	.name = "tkvm", .device_id = 77, .queue_size_max = 8,
 	.handle = nop_handle,
 };
-static struct virtio_dev kdev = { .ops = &kdev_ops };
+static struct virtio_dev kdev = { .ops = &kdev_ops, .num_queues = 2 };
 
 static void setup(void)
 {

@@ -33,6 +33,7 @@
 #define VUF_MEM   (4u << 20)
 #define VUF_QSIZE 16
 #define VUF_WAIT  5000
+#define VUF_RINGS 3               /* hiprio and two request queues */
 
 struct vuf {
 	int sock;                 /* frontend end */
@@ -43,8 +44,8 @@ struct vuf {
 	struct vu_dev d;
 	int memfd;
 	struct fd_mem m;          /* host = our mapping of memfd, gpa FD_GPA_BASE */
-	struct fake_vq vq[2];
-	int kick[2], call[2], err[2];
+	struct fake_vq vq[VUF_RINGS];
+	int kick[VUF_RINGS], call[VUF_RINGS], err[VUF_RINGS];
 	char dir[64];
 	char log[80];
 };
@@ -88,6 +89,8 @@ static inline void vuf_start(struct vuf *f, bool config)
 	close(logfd);
 	fs_options_default(&o);
 	ck_assert_int_eq(virtio_fs_create(&f->vdev, "vuftag", f->dir, &o), 0);
+	/* As `stainless vhost-user-fs` offers them: the frontend picks. */
+	ck_assert_int_eq(virtio_fs_offer_rings(f->vdev, VIRTIO_FS_MAX_REQUEST_QUEUES), 0);
 	vu_dev_init(&f->d, f->vdev, config);
 	f->memfd = memfd_create("vuf-guest", MFD_CLOEXEC);
 	ck_assert_int_ge(f->memfd, 0);
@@ -96,7 +99,7 @@ static inline void vuf_start(struct vuf *f, bool config)
 	ck_assert_ptr_ne(f->m.host, MAP_FAILED);
 	f->m.size = VUF_MEM;
 	f->m.next = 0x1000;
-	for (int q = 0; q < 2; q++) {
+	for (int q = 0; q < VUF_RINGS; q++) {
 		f->kick[q] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);   /* as QEMU's */
 		f->call[q] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		f->err[q] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -117,7 +120,7 @@ static inline int vuf_finish(struct vuf *f)
 	virtio_dev_destroy(f->vdev);
 	munmap(f->m.host, VUF_MEM);
 	close(f->memfd);
-	for (int q = 0; q < 2; q++) {
+	for (int q = 0; q < VUF_RINGS; q++) {
 		close(f->kick[q]);
 		close(f->call[q]);
 		close(f->err[q]);
@@ -214,7 +217,8 @@ static inline bool vuf_alive(struct vuf *f)
 	uint64_t v = 0;
 
 	vuf_send(f, VU_GET_QUEUE_NUM, 0, NULL, 0, NULL, 0);
-	return vuf_reply(f, VU_GET_QUEUE_NUM, &v, sizeof(v)) == 8 && v == 2;
+	return vuf_reply(f, VU_GET_QUEUE_NUM, &v, sizeof(v)) == 8 &&
+	       v == 1 + VIRTIO_FS_MAX_REQUEST_QUEUES;
 }
 
 static inline uint64_t vuf_uva(struct vuf *f, uint64_t gpa)
@@ -244,8 +248,8 @@ static inline void vuf_negotiate(struct vuf *f)
 	vuf_send(f, VU_SET_MEM_TABLE, 0, &t, 8 + 32, &f->memfd, 1);
 }
 
-/* Ring q set up at base and enabled, as QEMU's vhost_virtqueue_start does it. */
-static inline void vuf_ring_at(struct vuf *f, unsigned q, uint32_t base)
+/* Ring q set up at base, not enabled yet: QEMU's vhost_virtqueue_start. */
+static inline void vuf_ring_setup(struct vuf *f, unsigned q, uint32_t base)
 {
 	struct fake_vq *v = &f->vq[q];
 	struct vu_vring_addr a = {
@@ -260,7 +264,23 @@ static inline void vuf_ring_at(struct vuf *f, unsigned q, uint32_t base)
 	vuf_send(f, VU_SET_VRING_KICK, 0, &idx, 8, &f->kick[q], 1);
 	vuf_send(f, VU_SET_VRING_CALL, 0, &idx, 8, &f->call[q], 1);
 	vuf_send(f, VU_SET_VRING_ERR, 0, &idx, 8, &f->err[q], 1);
+}
+
+/* Ring q set up at base and enabled. */
+static inline void vuf_ring_at(struct vuf *f, unsigned q, uint32_t base)
+{
+	vuf_ring_setup(f, q, base);
 	vuf_state(f, VU_SET_VRING_ENABLE, q, 1);
+}
+
+/* Rings 0..n-1 at base[q] (0 when base is NULL), enabled only once all are
+ * set up: how QEMU's vhost_dev_start starts a multi-queue device. */
+static inline void vuf_rings_start(struct vuf *f, unsigned n, const uint32_t *base)
+{
+	for (unsigned q = 0; q < n; q++)
+		vuf_ring_setup(f, q, base ? base[q] : 0);
+	for (unsigned q = 0; q < n; q++)
+		vuf_state(f, VU_SET_VRING_ENABLE, q, 1);
 }
 
 static inline void vuf_ring(struct vuf *f, unsigned q)
@@ -276,6 +296,20 @@ static inline uint32_t vuf_stop_ring(struct vuf *f, unsigned q)
 	vuf_state(f, VU_GET_VRING_BASE, q, 0);
 	ck_assert_int_eq(vuf_reply(f, VU_GET_VRING_BASE, &s, sizeof(s)), 8);
 	return s.num;
+}
+
+/* QEMU's vhost_dev_stop: every ring disabled, then each stopped; where
+ * each stopped into base[q] (when base is not NULL). */
+static inline void vuf_rings_stop(struct vuf *f, unsigned n, uint32_t *base)
+{
+	for (unsigned q = 0; q < n; q++)
+		vuf_state(f, VU_SET_VRING_ENABLE, q, 0);
+	for (unsigned q = 0; q < n; q++) {
+		uint32_t b = vuf_stop_ring(f, q);
+
+		if (base)
+			base[q] = b;
+	}
 }
 
 /*

@@ -153,7 +153,7 @@ int vu_connect(struct vu_frontend *fe, const char *path)
 
 	memset(fe, 0, sizeof(*fe));
 	fe->memfd = -1;
-	for (int i = 0; i < VU_NQUEUES; i++)
+	for (int i = 0; i < VU_MAX_QUEUES; i++)
 		fe->q[i].kick = fe->q[i].call = -1;
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
@@ -183,7 +183,7 @@ static int negotiate(struct vu_frontend *fe, unsigned flags)
 	fe->features = offered & want;
 	fe->event_idx = fe->features & 1ull << VIRTIO_RING_F_EVENT_IDX;
 	if (fe->features & 1ull << VHOST_USER_F_PROTOCOL_FEATURES) {
-		uint64_t p, nq = VU_NQUEUES;
+		uint64_t p, nq = VU_NQUEUES;   /* without MQ: one request queue */
 		if ((err = get_u64(fe, VHOST_USER_GET_PROTOCOL_FEATURES, &p)))
 			return err;
 		fe->protocol_features = p & (1ull << VHOST_USER_PROTOCOL_F_MQ |
@@ -194,11 +194,14 @@ static int negotiate(struct vu_frontend *fe, unsigned flags)
 		if (fe->protocol_features & 1ull << VHOST_USER_PROTOCOL_F_MQ &&
 		    (err = get_u64(fe, VHOST_USER_GET_QUEUE_NUM, &nq)))
 			return err;
-		if (nq < VU_NQUEUES) {
-			fprintf(stderr, "vu_frontend: backend has %llu queues, need %d\n",
-				(unsigned long long)nq, VU_NQUEUES);
+		if (nq < fe->nqueues) {
+			fprintf(stderr, "vu_frontend: backend offers %llu queues (GET_QUEUE_NUM), need %u\n",
+				(unsigned long long)nq, fe->nqueues);
 			return -ENOTSUP;
 		}
+	} else if (fe->nqueues > VU_NQUEUES) {
+		fprintf(stderr, "vu_frontend: backend has no protocol features: one request queue\n");
+		return -ENOTSUP;
 	}
 	return set(fe, VHOST_USER_SET_FEATURES, &fe->features, 8, -1);
 }
@@ -227,7 +230,7 @@ static uint64_t gpa_of(const struct vu_frontend *fe, const void *p)
 
 /* Lays out ring QI in guest memory and hands it to the backend. The call
  * fd goes before the kick fd: the ring starts on SET_VRING_KICK and may
- * complete a request at once. */
+ * complete a request at once. Enabled later (enable_queue). */
 static int start_queue(struct vu_frontend *fe, unsigned qi)
 {
 	struct vu_queue *q = &fe->q[qi];
@@ -252,7 +255,7 @@ static int start_queue(struct vu_frontend *fe, unsigned qi)
 	if (q->kick < 0 || q->call < 0)
 		return -errno;
 
-	struct vu_state num = { qi, n }, base = { qi, 0 }, on = { qi, 1 };
+	struct vu_state num = { qi, n }, base = { qi, 0 };
 	struct vu_addr addr = { .index = qi, .desc = (uintptr_t)q->desc,
 				.used = (uintptr_t)q->used, .avail = (uintptr_t)q->avail };
 	uint64_t idx = qi;
@@ -262,27 +265,47 @@ static int start_queue(struct vu_frontend *fe, unsigned qi)
 	    (err = set(fe, VHOST_USER_SET_VRING_CALL, &idx, 8, q->call)) ||
 	    (err = set(fe, VHOST_USER_SET_VRING_KICK, &idx, 8, q->kick)))
 		return err;
+	return 0;
+}
+
+static int enable_queue(struct vu_frontend *fe, unsigned qi)
+{
+	struct vu_state on = { qi, 1 };
+	int err;
+
 	/* With protocol features a ring starts disabled (vhost-user.rst, "Ring states"). */
 	if (fe->features & 1ull << VHOST_USER_F_PROTOCOL_FEATURES &&
 	    (err = set(fe, VHOST_USER_SET_VRING_ENABLE, &on, sizeof(on), -1)))
 		return err;
 	/* Some backends start a ring on its first kick, not on SET_VRING_KICK. */
-	return eventfd_write(q->kick, 1) < 0 ? -errno : 0;
+	return eventfd_write(fe->q[qi].kick, 1) < 0 ? -errno : 0;
+}
+
+int vu_setup_queues(struct vu_frontend *fe, size_t mem_size, unsigned flags, unsigned nreq)
+{
+	int err;
+
+	if (nreq < 1 || nreq > VU_MAX_QUEUES - 1)
+		return -EINVAL;
+	fe->nqueues = 1 + nreq;
+	err = negotiate(fe, flags);
+	if (!err)
+		err = share_memory(fe, mem_size);
+	for (unsigned i = 0; !err && i < fe->nqueues; i++)
+		err = start_queue(fe, i);
+	for (unsigned i = 0; !err && i < fe->nqueues; i++)
+		err = enable_queue(fe, i);
+	return err;
 }
 
 int vu_setup(struct vu_frontend *fe, size_t mem_size, unsigned flags)
 {
-	int err = negotiate(fe, flags);
-	if (!err)
-		err = share_memory(fe, mem_size);
-	for (unsigned i = 0; !err && i < VU_NQUEUES; i++)
-		err = start_queue(fe, i);
-	return err;
+	return vu_setup_queues(fe, mem_size, flags, 1);
 }
 
 void vu_close(struct vu_frontend *fe)
 {
-	for (int i = VU_NQUEUES - 1; i >= 0; i--) {
+	for (int i = VU_MAX_QUEUES - 1; i >= 0; i--) {
 		if (fe->q[i].call >= 0)
 			close(fe->q[i].call);
 		if (fe->q[i].kick >= 0)

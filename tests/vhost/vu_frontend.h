@@ -8,8 +8,11 @@
  * driven without a VM: `stainless vhost-user-fs`, QEMU's C virtiofsd.
  *
  * Queue layout as Linux's virtio_fs uses it: hiprio at index 0 (FORGET,
- * INTERRUPT), the request queue at 1. Buffers handed to vu_submit must come
- * from vu_alloc: descriptors carry guest-physical addresses of the table.
+ * INTERRUPT), request queues at 1..N (vu_setup_queues; vu_setup: one).
+ * Buffers handed to vu_submit must come from vu_alloc: descriptors carry
+ * guest-physical addresses of the table. Each queue's state is its own,
+ * so N threads may drive N queues (one each) at once; vu_alloc is for
+ * set-up, before they start.
  */
 #ifndef STAINLESS_TESTS_VU_FRONTEND_H
 #define STAINLESS_TESTS_VU_FRONTEND_H
@@ -19,7 +22,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#define VU_NQUEUES    2
+#define VU_NQUEUES    2         /* hiprio + one request queue: vu_setup */
+#define VU_MAX_QUEUES 17        /* hiprio + 16 request queues */
 #define VU_HIPRIO     0
 #define VU_REQUEST    1
 #define VU_QUEUE_SIZE 128
@@ -52,7 +56,8 @@ struct vu_frontend {
 	uint64_t features;           /* virtio features as negotiated */
 	uint64_t protocol_features;
 	bool event_idx, reply_ack;
-	struct vu_queue q[VU_NQUEUES];
+	unsigned nqueues;            /* rings in use: hiprio + request queues */
+	struct vu_queue q[VU_MAX_QUEUES];
 };
 
 struct vu_done {
@@ -68,6 +73,10 @@ int vu_connect(struct vu_frontend *fe, const char *path);
 /* Negotiates features, hands over MEM_SIZE bytes of memfd memory and starts
  * both queues (the sequence QEMU's vhost-user-fs device sends). */
 int vu_setup(struct vu_frontend *fe, size_t mem_size, unsigned flags);
+/* The same with NREQ request queues (1..16): -ENOTSUP, after a line on
+ * stderr, when the backend's GET_QUEUE_NUM offers fewer rings. Like QEMU,
+ * every ring is set up before any is enabled. */
+int vu_setup_queues(struct vu_frontend *fe, size_t mem_size, unsigned flags, unsigned nreq);
 /* Closes the connection (the backend sees its frontend leave) and frees all. */
 void vu_close(struct vu_frontend *fe);
 
