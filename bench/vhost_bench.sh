@@ -63,23 +63,8 @@ if [ -n "$BASE" ]; then
 fi
 if [ -n "$OPS" ]; then RUNFOR="--ops $OPS"; SAY_RUN="$OPS ops"; else RUNFOR="--seconds $SECONDS_PER"; SAY_RUN="${SECONDS_PER}s"; fi
 
-T=$(mktemp -d /tmp/vhost_bench.XXXXXX)
-PID=
-stop_backend() { # kills the backend of the sample in hand, if it is still there
-	[ -n "$PID" ] || return 0
-	kill "$PID" 2>/dev/null
-	for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-	kill -9 "$PID" 2>/dev/null
-	wait "$PID" 2>/dev/null
-	PID=
-}
-cleanup() {
-	stop_backend
-	grep -q " $T/share " /proc/mounts && { umount "$T/share" 2>/dev/null || umount -l "$T/share"; }
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+. bench/vhost-lib.inc   # the working directory is the tree's top (above)
+vhost_scratch vhost_bench
 
 mkdir -p "$T/share"
 mount -t tmpfs -o size=1g vhost_bench "$T/share" || die "cannot mount a tmpfs for the share"

@@ -40,23 +40,8 @@ COLS=""
 for q in $QUEUES; do COLS="$COLS stainless-q$q"; done
 [ -x "$VIRTIOFSD" ] && COLS="$COLS vfsd-t0-q1"
 
-T=$(mktemp -d /tmp/vhost_mq.XXXXXX)
-PID=
-stop_backend() {
-	[ -n "$PID" ] || return 0
-	kill "$PID" 2>/dev/null
-	for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-	kill -9 "$PID" 2>/dev/null
-	wait "$PID" 2>/dev/null
-	PID=
-}
-cleanup() {
-	stop_backend
-	grep -q " $T/share " /proc/mounts && { umount "$T/share" 2>/dev/null || umount -l "$T/share"; }
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+. bench/vhost-lib.inc   # the working directory is the tree's top (above)
+vhost_scratch vhost_mq
 
 mkdir -p "$T/share"
 mount -t tmpfs -o size=$((64 * FILES + 64))m vhost_mq "$T/share" || die "cannot mount a tmpfs for the share"
