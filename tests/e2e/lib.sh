@@ -157,17 +157,23 @@ e2e_run_nested() {
 }
 
 # e2e_quiet_watchdog LOG PIDFILE SECS: kills the QEMU of PIDFILE once LOG
-# has not grown for SECS seconds, or once the host's own soft-lockup
-# detector reports a CPU stuck for SECS seconds, and says why in LOG.quiet.
+# has not grown for SECS seconds, or once the host's own soft-lockup or
+# hung-task detector reports a CPU or a task stuck for SECS seconds, and
+# says why in LOG.quiet. (A host whose timer stopped firing goes on
+# printing hung-task reports every two minutes: never quiet, never done.)
 e2e_quiet_watchdog() {
-	local log=$1 pidf=$2 quiet=$3 size last=-1 since stuck why=
+	local log=$1 pidf=$2 quiet=$3 size last=-1 since stuck hung why=
 	since=$(date +%s)
 	while sleep 5; do
 		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
 		stuck=$(tail -c 4096 "$log" 2>/dev/null |
 			sed -n 's/.*soft lockup - CPU#[0-9]* stuck for \([0-9]*\)s.*/\1/p' | tail -n 1)
+		hung=$(tail -c 4096 "$log" 2>/dev/null |
+			sed -n 's/.*INFO: task .* blocked for more than \([0-9]*\) seconds.*/\1/p' | tail -n 1)
 		if [ "${stuck:-0}" -ge "$quiet" ]; then
 			why="a CPU of the test host stuck for ${stuck}s (soft lockup)"
+		elif [ "${hung:-0}" -ge "$quiet" ]; then
+			why="a task of the test host blocked for ${hung}s (hung task)"
 		elif [ "$size" != "$last" ]; then
 			last=$size
 			since=$(date +%s)
