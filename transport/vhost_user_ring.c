@@ -48,6 +48,11 @@ void vu_efd_set(struct vu_efd *e, int fd)
 		close(old);
 }
 
+/*
+ * Only /proc tells an eventfd from another anonymous inode. When it cannot
+ * be asked the fd is refused: a kick "fd" that is a regular file would
+ * read as always ready and spin the ring's worker.
+ */
 bool vu_is_eventfd(int fd)
 {
 	char path[64], link[64];
@@ -56,7 +61,7 @@ bool vu_is_eventfd(int fd)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n < 0)
-		return true;
+		return false;
 	link[n] = '\0';
 	return strcmp(link, "anon_inode:[eventfd]") == 0;
 }

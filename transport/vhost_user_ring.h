@@ -17,7 +17,7 @@ void vu_efd_set(struct vu_efd *e, int fd);
 void vu_efd_signal(struct vu_efd *e);
 
 /* Is fd an eventfd (what kick, call and err must be)? Where /proc cannot
- * tell, true. */
+ * tell, false. */
 bool vu_is_eventfd(int fd);
 
 /* The callbacks the queues of d reach their transport through. */

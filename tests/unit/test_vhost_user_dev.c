@@ -10,9 +10,12 @@
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "tests/unit/check_main.h"
 #include "fs/resolve.h"
+#include "transport/vhost_user_ring.h"
 #include "tests/unit/vu_test_frontend.h"
 
 static struct vuf f;
@@ -325,6 +328,18 @@ START_TEST(t_bad_kick_not_an_eventfd)
 }
 END_TEST
 
+/* Where /proc cannot say what an fd is, it is no eventfd: refused. */
+START_TEST(t_unknowable_fd_is_not_an_eventfd)
+{
+	int fd = eventfd(0, EFD_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert(vu_is_eventfd(fd));
+	close(fd);
+	ck_assert(!vu_is_eventfd(fd));
+}
+END_TEST
+
 START_TEST(t_bad_extra_fds)
 {
 	int fds[3];
@@ -540,6 +555,7 @@ int main(void)
 	tcase_add_test(tc, t_bad_missing_kick_fd);
 	tcase_add_test(tc, t_bad_kick_polling_mode);
 	tcase_add_test(tc, t_bad_kick_not_an_eventfd);
+	tcase_add_test(tc, t_unknowable_fd_is_not_an_eventfd);
 	tcase_add_test(tc, t_bad_extra_fds);
 	tcase_add_test(tc, t_bad_features_never_offered);
 	tcase_add_test(tc, t_bad_ring_size);
