@@ -339,30 +339,46 @@ static int do_io(struct p9_msg *m, bool is_write, struct p9_fid *f, struct iovec
 	return fs_io_run(&io, m->t, &alloc, done);
 }
 
+/*
+ * Tread's and Twrite's fid[4] offset[8] count[4]. *f is an open file, or
+ * a fid of kind xkind (an xattr fid, whose offsets are its own).
+ */
+static int io_args(struct p9_msg *m, enum p9_fid_kind xkind, struct p9_fid **f,
+		   uint64_t *off, uint32_t *count)
+{
+	uint32_t fid = p9_get_u32(&m->in);
+
+	*off = p9_get_u64(&m->in);
+	*count = p9_get_u32(&m->in);
+	if (p9_rbuf_error(&m->in))
+		return -EPROTO;
+	*f = p9_fid_get(m->s, fid);
+	if (!*f)
+		return -EBADF;
+	if ((*f)->kind == xkind)
+		return 0;
+	if ((*f)->kind != P9_FID_FILE || (*f)->ofd < 0)
+		return -EBADF;
+	return *off > INT64_MAX ? -EINVAL : 0;
+}
+
 int p9_op_read(struct p9_msg *m)
 {
 	struct p9_session *s = m->s;
-	uint32_t fid = p9_get_u32(&m->in);
-	uint64_t off = p9_get_u64(&m->in);
-	uint32_t count = p9_get_u32(&m->in);
 	size_t outcap = fs_iov_len(m->req->out, m->req->nout), got;
 	struct iovec v[P9_IOV_MAX];
 	struct p9_fid *f;
+	uint32_t count;
+	uint64_t off;
 	size_t n;
 	unsigned k;
 	int err;
 
-	if (p9_rbuf_error(&m->in))
-		return -EPROTO;
-	f = p9_fid_get(s, fid);
-	if (!f)
-		return -EBADF;
+	err = io_args(m, P9_FID_XREAD, &f, &off, &count);
+	if (err)
+		return err;
 	if (f->kind == P9_FID_XREAD)
 		return p9_xattr_read(m, f, off, count);
-	if (f->kind != P9_FID_FILE || f->ofd < 0)
-		return -EBADF;
-	if (off > INT64_MAX)
-		return -EINVAL;
 	if (count > s->msize - P9_IOHDRSZ)
 		count = s->msize - P9_IOHDRSZ;
 	if (outcap < P9_IOHDRSZ)
@@ -386,30 +402,22 @@ int p9_op_read(struct p9_msg *m)
 
 int p9_op_write(struct p9_msg *m)
 {
-	struct p9_session *s = m->s;
-	uint32_t fid = p9_get_u32(&m->in);
-	uint64_t off = p9_get_u64(&m->in);
-	uint32_t count = p9_get_u32(&m->in);
 	struct iovec v[P9_IOV_MAX];
 	struct p9_fid *f;
 	size_t got, n;
+	uint32_t count;
+	uint64_t off;
 	unsigned k;
 	int err;
 
-	if (p9_rbuf_error(&m->in))
-		return -EPROTO;
+	err = io_args(m, P9_FID_XWRITE, &f, &off, &count);
+	if (err)
+		return err;
 	/* The payload is the rest of the message, exactly. */
 	if ((uint64_t)count + P9_TWRITE_HDRSZ != m->size)
 		return -EINVAL;
-	f = p9_fid_get(s, fid);
-	if (!f)
-		return -EBADF;
 	if (f->kind == P9_FID_XWRITE)
 		return p9_xattr_write(m, f, off, count);
-	if (f->kind != P9_FID_FILE || f->ofd < 0)
-		return -EBADF;
-	if (off > INT64_MAX)
-		return -EINVAL;
 	k = fs_iov_slice(m->req->in, m->req->nin, P9_TWRITE_HDRSZ, count, v, P9_IOV_MAX, &got);
 	n = 0;
 	err = k ? do_io(m, true, f, v, k, off, &n) : 0;
