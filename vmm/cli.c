@@ -80,27 +80,76 @@ static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
 
 enum { OPT_SANDBOX = 256, OPT_9P, OPT_RNG, OPT_STATS };
 
+static const struct option run_opts[] = {
+	{ "kernel", required_argument, NULL, 'k' },
+	{ "initrd", required_argument, NULL, 'i' },
+	{ "cmdline", required_argument, NULL, 'c' },
+	{ "mem", required_argument, NULL, 'm' },
+	{ "cpus", required_argument, NULL, 'n' },
+	{ "console", required_argument, NULL, 'C' },
+	{ "fs", required_argument, NULL, 'f' },
+	{ "9p", required_argument, NULL, OPT_9P },
+	{ "rng", no_argument, NULL, OPT_RNG },
+	{ "no-sandbox", no_argument, NULL, OPT_SANDBOX },
+	{ "sandbox", required_argument, NULL, OPT_SANDBOX },
+	{ "uid-map", required_argument, NULL, OPT_SANDBOX },
+	{ "gid-map", required_argument, NULL, OPT_SANDBOX },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+/* --mem: a size; a bare number means MiB, as with QEMU's -m. */
+static int parse_mem(const char *arg, uint64_t *mem, char *err, size_t errlen)
+{
+	int rc = parse_size(arg, mem);
+
+	if (rc == 0 && strspn(arg, "0123456789") == strlen(arg))
+		*mem = *mem > (VM_MEM_MAX >> 20) ? UINT64_MAX : *mem << 20;
+	if (rc < 0)
+		return fail(err, errlen, "--mem '%s': not a size (try 512M or 2G)", arg);
+	if (*mem < VM_MEM_MIN)
+		return fail(err, errlen, "--mem '%s': too small (at least 32M)", arg);
+	if (*mem > VM_MEM_MAX)
+		return fail(err, errlen, "--mem '%s': too large (at most 1T)", arg);
+	if (*mem % 4096)
+		return fail(err, errlen, "--mem '%s': not a multiple of 4K", arg);
+	return 0;
+}
+
+static int parse_cpus(const char *arg, unsigned *cpus, char *err, size_t errlen)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || n < 1 || n > VM_CPUS_MAX)
+		return fail(err, errlen, "--cpus '%s': must be a number from 1 to %d",
+			    arg, VM_CPUS_MAX);
+	*cpus = (unsigned)n;
+	return 0;
+}
+
+/* --console stdio|none|PATH */
+static int parse_console(const char *arg, struct vm_config *cfg, char *err, size_t errlen)
+{
+	if (strcmp(arg, "stdio") == 0) {
+		cfg->console = CONSOLE_STDIO;
+	} else if (strcmp(arg, "none") == 0) {
+		cfg->console = CONSOLE_NONE;
+	} else if (*arg) {
+		cfg->console = CONSOLE_FILE;
+		cfg->console_path = arg;
+	} else {
+		return fail(err, errlen, "--console: expected stdio, none or a file path");
+	}
+	return 0;
+}
+
 int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 		  char *err, size_t errlen)
 {
-	static const struct option opts[] = {
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "initrd", required_argument, NULL, 'i' },
-		{ "cmdline", required_argument, NULL, 'c' },
-		{ "mem", required_argument, NULL, 'm' },
-		{ "cpus", required_argument, NULL, 'n' },
-		{ "console", required_argument, NULL, 'C' },
-		{ "fs", required_argument, NULL, 'f' },
-		{ "9p", required_argument, NULL, OPT_9P },
-		{ "rng", no_argument, NULL, OPT_RNG },
-		{ "no-sandbox", no_argument, NULL, OPT_SANDBOX },
-		{ "sandbox", required_argument, NULL, OPT_SANDBOX },
-		{ "uid-map", required_argument, NULL, OPT_SANDBOX },
-		{ "gid-map", required_argument, NULL, OPT_SANDBOX },
-		{ "stats", no_argument, NULL, OPT_STATS },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	int c, rc, idx = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -112,7 +161,7 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 
 	optind = 0; /* full re-initialisation: tests parse many times */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", run_opts, &idx)) != -1) {
 		switch (c) {
 		case 'k':
 			cfg->kernel = optarg;
@@ -124,42 +173,19 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 			cfg->cmdline = optarg;
 			break;
 		case 'm':
-			rc = parse_size(optarg, &cfg->mem);
-			/* A bare number means MiB, as with QEMU's -m. */
-			if (rc == 0 && strspn(optarg, "0123456789") == strlen(optarg))
-				cfg->mem = cfg->mem > (VM_MEM_MAX >> 20) ? UINT64_MAX : cfg->mem << 20;
+			rc = parse_mem(optarg, &cfg->mem, err, errlen);
 			if (rc < 0)
-				return fail(err, errlen, "--mem '%s': not a size (try 512M or 2G)", optarg);
-			if (cfg->mem < VM_MEM_MIN)
-				return fail(err, errlen, "--mem '%s': too small (at least 32M)", optarg);
-			if (cfg->mem > VM_MEM_MAX)
-				return fail(err, errlen, "--mem '%s': too large (at most 1T)", optarg);
-			if (cfg->mem % 4096)
-				return fail(err, errlen, "--mem '%s': not a multiple of 4K", optarg);
+				return rc;
 			break;
-		case 'n': {
-			char *end;
-			long n;
-
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || n < 1 || n > VM_CPUS_MAX)
-				return fail(err, errlen, "--cpus '%s': must be a number from 1 to %d",
-					    optarg, VM_CPUS_MAX);
-			cfg->cpus = (unsigned)n;
+		case 'n':
+			rc = parse_cpus(optarg, &cfg->cpus, err, errlen);
+			if (rc < 0)
+				return rc;
 			break;
-		}
 		case 'C':
-			if (strcmp(optarg, "stdio") == 0) {
-				cfg->console = CONSOLE_STDIO;
-			} else if (strcmp(optarg, "none") == 0) {
-				cfg->console = CONSOLE_NONE;
-			} else if (*optarg) {
-				cfg->console = CONSOLE_FILE;
-				cfg->console_path = optarg;
-			} else {
-				return fail(err, errlen, "--console: expected stdio, none or a file path");
-			}
+			rc = parse_console(optarg, cfg, err, errlen);
+			if (rc < 0)
+				return rc;
 			break;
 		case 'f':
 		case OPT_9P:
@@ -174,7 +200,7 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 			cfg->stats = true;
 			break;
 		case OPT_SANDBOX:
-			if (sandbox_opt(&cfg->sandbox, opts[idx].name, optarg, err, errlen) < 0)
+			if (sandbox_opt(&cfg->sandbox, run_opts[idx].name, optarg, err, errlen) < 0)
 				return -EINVAL;
 			break;
 		case 'h':
