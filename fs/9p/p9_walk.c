@@ -55,6 +55,35 @@ static int walk_dotdot(struct p9_server *srv, int cur, int *out)
 	return -EXDEV;
 }
 
+/*
+ * One element of a walk from directory cur: *next is a new O_PATH fd on
+ * the element (st is clobbered on "..").
+ */
+static int walk_step(struct p9_session *s, int cur, const struct p9_str *el,
+		     struct stat *st, int *next)
+{
+	char name[NAME_MAX + 1];
+	int err;
+
+	if (p9_str_eq(el, ".")) {
+		/* diod's tools walk "." when listing: the same directory. */
+		*next = fcntl(cur, F_DUPFD_CLOEXEC, 0);
+		return *next < 0 ? -errno : 0;
+	}
+	if (p9_str_eq(el, "..")) {
+		if (fstat(cur, st) < 0)
+			return -errno;
+		return p9_is_root(s->srv, st) ? -EXDEV : walk_dotdot(s->srv, cur, next);
+	}
+	err = fs_name_check(el->s, el->len);
+	if (err)
+		return err;
+	memcpy(name, el->s, el->len);
+	name[el->len] = '\0';
+	*next = fs_open_beneath(cur, name, O_PATH, 0);
+	return *next < 0 ? *next : 0;
+}
+
 int p9_op_walk(struct p9_msg *m)
 {
 	struct p9_session *s = m->s;
@@ -91,26 +120,7 @@ int p9_op_walk(struct p9_msg *m)
 			err = -ENOTDIR;
 			break;
 		}
-		if (p9_str_eq(&names[i], ".")) {
-			/* diod's tools walk "." when listing: the same directory. */
-			next = fcntl(cur, F_DUPFD_CLOEXEC, 0);
-			err = next < 0 ? -errno : 0;
-		} else if (p9_str_eq(&names[i], "..")) {
-			if (fstat(cur, &st) < 0) {
-				err = -errno;
-				break;
-			}
-			err = p9_is_root(s->srv, &st) ? -EXDEV : walk_dotdot(s->srv, cur, &next);
-		} else {
-			char name[NAME_MAX + 1];
-			err = fs_name_check(names[i].s, names[i].len);
-			if (!err) {
-				memcpy(name, names[i].s, names[i].len);
-				name[names[i].len] = '\0';
-				next = fs_open_beneath(cur, name, O_PATH, 0);
-				err = next < 0 ? next : 0;
-			}
-		}
+		err = walk_step(s, cur, &names[i], &st, &next);
 		if (err)
 			break;
 		close(cur);  /* its charge passes to next */
