@@ -325,6 +325,36 @@ static uint8_t dtype_qid(unsigned char t)
  * Treaddir from any offset handed out resumes exactly; the directory fd's
  * position is tracked to skip the lseek on sequential reads.
  */
+/*
+ * Puts the dirent64 records buf[0..n) into the reply as 9p entries while
+ * they fit in room bytes; *last is the offset after the last one put.
+ * True when one did not fit.
+ */
+static bool put_dirents(struct p9_msg *m, const uint8_t *buf, size_t n, dev_t dev,
+			size_t room, int64_t *last)
+{
+	size_t start = m->out.pos;
+
+	for (size_t pos = 0; pos < n;) {
+		const struct dirent64 *d = (const struct dirent64 *)(buf + pos);
+		size_t nlen = strlen(d->d_name);
+		struct p9_qid q = {
+			.type = dtype_qid(d->d_type),
+			.path = p9_qid_path(m->s, dev, d->d_ino),
+		};
+
+		if (m->out.pos - start + P9_DIRENT_FIXEDSZ + nlen > room)
+			return true;
+		p9_put_qid(&m->out, &q);
+		p9_put_u64(&m->out, (uint64_t)d->d_off);
+		p9_put_u8(&m->out, d->d_type);
+		p9_put_str(&m->out, d->d_name, nlen);
+		*last = d->d_off;
+		pos += d->d_reclen;
+	}
+	return false;
+}
+
 int p9_op_readdir(struct p9_msg *m)
 {
 	struct p9_session *s = m->s;
@@ -381,24 +411,7 @@ int p9_op_readdir(struct p9_msg *m)
 		}
 		if (n == 0)
 			break;
-		for (ssize_t pos = 0; pos < n;) {
-			struct dirent64 *d = (struct dirent64 *)(buf + pos);
-			size_t nlen = strlen(d->d_name);
-			struct p9_qid q = {
-				.type = dtype_qid(d->d_type),
-				.path = p9_qid_path(s, st.st_dev, d->d_ino),
-			};
-			if (m->out.pos - start + P9_DIRENT_FIXEDSZ + nlen > count) {
-				full = true;
-				break;
-			}
-			p9_put_qid(&m->out, &q);
-			p9_put_u64(&m->out, (uint64_t)d->d_off);
-			p9_put_u8(&m->out, d->d_type);
-			p9_put_str(&m->out, d->d_name, nlen);
-			last = d->d_off;
-			pos += d->d_reclen;
-		}
+		full = put_dirents(m, buf, (size_t)n, st.st_dev, room, &last);
 	}
 	if (full || err) {
 		/* The kernel read ahead of what was sent: go back to the last sent. */
