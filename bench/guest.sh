@@ -239,5 +239,5 @@ if [ -z "$MULTI" ] && command -v gnuplot >/dev/null && [ "$n" -gt 0 ]; then
 	plot $plot
 	EOF
 fi
-echo "bench-guest: $n fio results; wrote $OUT/$NAME.txt${MULTI:- and guest_fio.png} in ${SECS}s" >&2
+echo "bench-guest: $n fio results; wrote $OUT/$NAME.txt$([ -n "$MULTI" ] || echo " and guest_fio.png") in ${SECS}s" >&2
 [ "$n" -gt 0 ]
