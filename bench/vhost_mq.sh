@@ -190,6 +190,11 @@ REPORT=$(
 )
 {
 	echo "$REPORT"
+	echo
+	echo "# raw samples"
+	cat "$RAW"
+} >"$OUT/vhost_mq.txt"
+echo "$REPORT"
 
 # The same samples in the one raw format (bench/results.inc).
 SAMPLES=$RAW
@@ -209,8 +214,3 @@ awk '$1 == "mq" && $5 ~ /^op=/ { for (i = 5; i <= NF; i++) { split($i, kv, "=")
 		results_add "$row" "$sys" "$metric" "$better" "$round" "$value"
 	done
 results_close
-	echo
-	echo "# raw samples"
-	cat "$RAW"
-} >"$OUT/vhost_mq.txt"
-echo "$REPORT"
