@@ -24,13 +24,24 @@
 # Environment: SIZE_MB (fio file, 64), RUNTIME (s per job, 5), JOBS (comma
 # list), MSIZE (9p, 512000), DAX (window, 256M), MEM (guest RAM, 512M),
 # VMMS (stainless,qemu), GUEST_LOGLEVEL (4; a failed boot shows the
-# console's last lines). QEMU or VIRTIOFSD may be "-" (not available):
+# console's last lines), MULTI (empty; N: the -multi mode below), CPUS
+# (guest vCPUs: 1, or 2 in the -multi mode).
+# The -multi mode (MULTI=N) answers the seeds' question whether 9p beat
+# virtio-fs on their -multi jobs (4 fio processes on fio-file1..4) because
+# of virtio-fs's single request queue: the files are laid out four times,
+# the guests get CPUS (2) vCPUs, and stainless's columns are
+#   st-fs-q1   --fs cache=never,queues=1   one request queue
+#   st-fs-qN   --fs cache=never,queues=N   N request queues (a worker each)
+#   st-9p      --9p msize=MSIZE
+# (no DAX column); QEMU's columns are the same as above, on CPUS vCPUs. QEMU or VIRTIOFSD may be "-" (not available):
 # their columns stay empty and a GUESTFIO-NOTE says why.
 set -u
 rounds=$1 kernel=$2 initrd=$3 stainless=$4 qemu=$5 virtiofsd=$6 first=${7:-1}
 size_mb=${SIZE_MB:-64} runtime=${RUNTIME:-5} msize=${MSIZE:-512000}
 dax=${DAX:-256M} mem=${MEM:-512M} vmms=$(echo "${VMMS:-stainless,qemu}" | tr ',' ' ') loglevel=${GUEST_LOGLEVEL:-4}
 jobs=${JOBS:-randread-psync,randread-libaio,randwrite-psync,randwrite-libaio}
+multi=${MULTI:-} nfiles=1 cpus=${CPUS:-1}
+[ -n "$multi" ] && nfiles=4 cpus=${CPUS:-2}
 njobs=$(echo "$jobs" | tr ',' '\n' | grep -c .)
 work=/tmp/guestfio
 share=$work/share
@@ -41,8 +52,12 @@ mkdir -p "$share"
 # Directly on a real host this mount is the machine's: never leave it.
 trap 'umount "$share" 2>/dev/null' EXIT
 trap 'exit 130' INT TERM HUP
-mount -t tmpfs -o size=$((size_mb * 2 + 64))m guestfio "$share" || { say "cannot mount a tmpfs share"; exit 1; }
-dd if=/dev/zero of="$share/fio-file1" bs=1M count="$size_mb" 2>/dev/null || { say "cannot lay out fio-file1"; exit 1; }
+mount -t tmpfs -o size=$((size_mb * (nfiles + 1) + 64))m guestfio "$share" || { say "cannot mount a tmpfs share"; exit 1; }
+f=1
+while [ $f -le $nfiles ]; do
+	dd if=/dev/zero of="$share/fio-file$f" bs=1M count="$size_mb" 2>/dev/null || { say "cannot lay out fio-file$f"; exit 1; }
+	f=$((f + 1))
+done
 
 # rotate K A B C...: the words after K, starting at position K mod count.
 rotate() {
@@ -85,6 +100,8 @@ boot() {
 	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	if [ -n "$done_line" ]; then
 		tr -d '\r' <"$log" | grep -E '^GUESTFIO' | grep -v '^GUESTFIO-DONE'
+		# run --stats: each queue's request count, from stainless's exit.
+		tr -d '\r' <"$log" | grep '^stainless run: stats:' | sed "s/^stainless run: stats: /GUESTSTATS round=$r /"
 		echo "GUESTBOOT vmm=$vmm round=$r wall_s=$secs ${done_line#GUESTFIO-DONE vmm=$vmm round=$r }"
 		return 0
 	fi
@@ -115,11 +132,21 @@ cmdline() { # VMM ROUND MOUNTS
 limit=$((120 + njobs * 3 * (runtime + 40)))
 
 run_stainless() { # ROUND
+	[ -n "$multi" ] && { run_stainless_multi "$1"; return; }
 	m=$(rotate $(($1 - 1)) st-fs=virtiofs:fsnever st-dax=virtiofs-dax:fsdax st-9p=9p:p9 | tr ' ' ',')
 	boot stainless "$1" "$m" "$limit" "$stainless" run --kernel "$kernel" --initrd "$initrd" \
 		--mem "$mem" --cpus 1 --cmdline "$(cmdline stainless "$1" "$m")" --console stdio \
 		--fs "fsnever=$share,cache=never" --fs "fsdax=$share,cache=always,dax=$dax" \
 		--9p "p9=$share,msize=$msize"
+}
+
+# The same share three times in one guest: queues=1, queues=N and 9p.
+run_stainless_multi() { # ROUND
+	m=$(rotate $(($1 - 1)) st-fs-q1=virtiofs:fsq1 "st-fs-q$multi=virtiofs:fsq$multi" st-9p=9p:p9 | tr ' ' ',')
+	boot stainless "$1" "$m" "$limit" "$stainless" run --kernel "$kernel" --initrd "$initrd" \
+		--mem "$mem" --cpus "$cpus" --cmdline "$(cmdline stainless "$1" "$m")" --console stdio \
+		--stats --fs "fsq1=$share,cache=never,queues=1" \
+		--fs "fsq$multi=$share,cache=never,queues=$multi" --9p "p9=$share,msize=$msize"
 }
 
 # QEMU's microvm with acpi=off announces its virtio-mmio devices on the
@@ -153,7 +180,7 @@ run_qemu() { # ROUND
 	# shellcheck disable=SC2086 # vfsd_args is a word list
 	boot qemu "$1" "$m" "$limit" "$qemu" -M microvm,acpi=off,memory-backend=mem \
 		-global virtio-mmio.force-legacy=false -object "memory-backend-memfd,id=mem,size=$mem,share=on" \
-		-enable-kvm -cpu host -smp 1 -m "$mem" -nodefaults -no-user-config \
+		-enable-kvm -cpu host -smp "$cpus" -m "$mem" -nodefaults -no-user-config \
 		-nographic -serial stdio -kernel "$kernel" -initrd "$initrd" \
 		-append "$(cmdline qemu "$1" "$m")" \
 		-fsdev "local,id=p9,path=$share,security_model=passthrough" \
@@ -171,7 +198,7 @@ run_qemu() { # ROUND
 	return $rc
 }
 
-say "share: tmpfs, fio-file1 ${size_mb} MiB; guests: 1 vCPU, $mem; $rounds rounds of $njobs jobs, ${runtime}s each"
+say "share: tmpfs, $nfiles fio file(s) of ${size_mb} MiB; guests: $cpus vCPU(s), $mem; $rounds rounds of $njobs jobs, ${runtime}s each"
 [ "$qemu" = - ] && say "SKIP qemu: no qemu-system-x86_64 here"
 [ "$virtiofsd" = - ] && say "SKIP qemu-vfsd: no virtiofsd (/usr/lib/qemu/virtiofsd, qemu-system-common)"
 i=$first

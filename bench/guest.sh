@@ -27,10 +27,15 @@
 # Nested, everything runs under QEMU TCG with nested SVM: figures are
 # 10-50x below native and only the ratios travel. Sizes are small for that.
 #
+# MULTI=N: the seeds' -multi jobs (4 fio processes, 4 files) on a 2-vCPU
+# guest, stainless's virtio-fs with queues=1 beside queues=N and its 9p
+# (bench/guest-inner.sh says how); VMMS defaults to stainless there and the
+# output goes to guest_fio_multi.txt (and raw/guest-multi.csv).
+#
 # Output: a table on stdout; raw lines, the table and the machine in
 # docs/benchmarks/guest_fio.txt, a plot in docs/benchmarks/guest_fio.png.
 # Environment: ROUNDS (3), RUNTIME (s per fio job, 5), SIZE_MB (64),
-# JOBS (comma list of seed jobs), VMMS (stainless,qemu), GUEST_LOGLEVEL
+# JOBS (comma list of seed jobs), MULTI, CPUS, VMMS (stainless,qemu), GUEST_LOGLEVEL
 # (4), O, STAINLESS, E2E_MODE as for the e2e run, FIO_JOBS (the seed job
 # directory), OUT (docs/benchmarks).
 # A benchmark prints figures; it judges nothing.
@@ -39,7 +44,13 @@ set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 : "${O:=build}" "${ROUNDS:=3}" "${RUNTIME:=5}" "${SIZE_MB:=64}"
-: "${JOBS:=randread-psync,randread-libaio,randwrite-psync,randwrite-libaio}"
+: "${MULTI:=}"
+if [ -n "$MULTI" ]; then
+	: "${JOBS:=randread-psync-multi,randread-libaio-multi,randwrite-psync-multi,randwrite-libaio-multi}"
+	: "${VMMS:=stainless}"
+else
+	: "${JOBS:=randread-psync,randread-libaio,randwrite-psync,randwrite-libaio}"
+fi
 case $O in /*) ;; *) O=$TOP/$O ;; esac
 STAINLESS=${STAINLESS:-$O/stainless}
 OUT=${OUT:-$TOP/docs/benchmarks}
@@ -75,7 +86,7 @@ trap 'rm -rf "$T"' EXIT
 raw=$T/raw
 hosts=0
 env=(SIZE_MB="$SIZE_MB" RUNTIME="$RUNTIME" JOBS="$JOBS" VMMS="${VMMS:-stainless,qemu}"
-	GUEST_LOGLEVEL="${GUEST_LOGLEVEL:-4}")
+	GUEST_LOGLEVEL="${GUEST_LOGLEVEL:-4}" MULTI="$MULTI" ${CPUS:+CPUS="$CPUS"})
 if [ "$E2E_MODE_USED" = direct ]; then
 	[ "$(id -u)" = 0 ] || die "direct mode needs root (tmpfs share, QEMU's passthrough 9p)"
 	env "${env[@]}" sh bench/guest-inner.sh "$ROUNDS" "$GUEST_KERNEL" "$GUEST_INITRD" \
@@ -115,7 +126,7 @@ else
 			E2E_SHOW='^GUEST(BOOT|FIO-(NOTE|SKIP|FAIL|LOG)|ROUND-DONE)' e2e_run_nested "$T/log"
 		last=$(sed -n 's/^GUESTROUND-DONE \([0-9]*\)$/\1/p' "$T/log" | tail -n 1)
 		last=${last:-$((first - 1))}
-		grep -E '^GUEST(FIO|BOOT|ROUND)' "$T/log" |
+		grep -E '^GUEST(FIO|BOOT|ROUND|STATS)' "$T/log" |
 			awk -v last="$last" '$1 == "GUESTFIO" { for (i = 2; i <= NF; i++) if ($i ~ /^round=/) {
 				split($i, kv, "="); if (kv[2] + 0 > last + 0) sub(/^GUESTFIO /, "GUESTFIO-PARTIAL ") } } 1' >>"$raw"
 		grep -q '^STAINLESS-TESTHOST-DONE' "$T/log" && break
@@ -128,6 +139,7 @@ fi
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 COLS="st-fs st-dax st-9p qemu-9p qemu-vfsd qemu-vfsd0"
+[ -n "$MULTI" ] && COLS="st-fs-q1 st-fs-q$MULTI st-9p qemu-9p qemu-vfsd qemu-vfsd0"
 samples() { # FIELD: ROW BACKEND VALUE, sorted for median_table.awk
 	awk -v f="$1" '$1 == "GUESTFIO" { row = ""; dev = ""; val = ""
 		for (i = 2; i <= NF; i++) { split($i, kv, "=")
@@ -141,6 +153,7 @@ ROWS=${JOBS//,/ }
 # row), then virtio-fs over 9p within stainless.
 PAIRS="9p:st/qemu=st-9p/qemu-9p fs:st/vfsd=st-fs/qemu-vfsd|qemu-vfsd0 dax:st/vfsd=st-dax/qemu-vfsd|qemu-vfsd0
        st:fs/9p=st-fs/st-9p st:dax/9p=st-dax/st-9p"
+[ -n "$MULTI" ] && PAIRS="mq:q$MULTI/q1=st-fs-q$MULTI/st-fs-q1 st:q1/9p=st-fs-q1/st-9p st:q$MULTI/9p=st-fs-q$MULTI/st-9p"
 TABLE=$(samples iops | awk -f bench/median_table.awk -v rows="$ROWS" -v cols="$COLS" -v pairs="$PAIRS")
 LAT_TABLE=$(samples clat_us | awk -f bench/median_table.awk -v rows="$ROWS" -v cols="$COLS" -v fmt=%.0f -v lower=1)
 BOOTS=$(awk '$1 == "GUESTBOOT" { split($2, a, "="); split($4, w, "=")
@@ -149,6 +162,25 @@ BOOTS=$(awk '$1 == "GUESTBOOT" { split($2, a, "="); split($4, w, "=")
 n=$(grep -c '^GUESTFIO ' "$raw")
 SECS=$(( $(date +%s) - START ))
 
+# The -multi mode's samples in the one raw format (bench/results.inc).
+multi_results() {
+	. "$TOP/bench/results.inc"
+	RESULTS_COMMAND="make bench-guest MULTI=$MULTI" results_open guest-multi \
+		"in-guest fio -multi jobs: virtio-fs queues=1 and queues=$MULTI against 9p" "$E2E_MODE_USED"
+	results_meta anchor st-9p
+	results_meta judge "st-fs-q$MULTI st-fs-q1"
+	results_meta note "4 fio processes per job; ${SIZE_MB} MiB files; guest ${CPUS:-2} vCPUs; $hosts test host boot(s)"
+	awk '$1 == "GUESTFIO" { row = dev = r = iops = lat = ""
+		for (i = 2; i <= NF; i++) { split($i, kv, "=")
+			if (kv[1] == "job") row = kv[2]; if (kv[1] == "dev") dev = kv[2]; if (kv[1] == "round") r = kv[2]
+			if (kv[1] == "iops") iops = kv[2]; if (kv[1] == "clat_us") lat = kv[2] }
+		print row, dev, r, iops, lat }' "$raw" | while read -r row dev r iops lat; do
+		results_add "$row" "$dev" iops higher "$r" "$iops"
+		results_add "$row" "$dev" clat_us lower "$r" "$lat"
+	done
+	results_close
+}
+NAME=guest_fio${MULTI:+_multi}
 mkdir -p "$OUT"
 {
 	echo "# bench-guest (make bench-guest): in-guest fio over virtio-fs, DAX and 9p, stainless beside QEMU -M microvm"
@@ -162,10 +194,16 @@ mkdir -p "$OUT"
 	echo "# guest: $(basename "$(dirname "$GUEST_KERNEL")")/bzImage, 1 vCPU, 512 MiB; bench initramfs with Debian's fio"
 	echo "# fio: seed job files at 4k, --size=${SIZE_MB}M --runtime=${RUNTIME}s --time_based --direct=1 --iodepth=16 (psync at QD1);"
 	echo "#      $ROUNDS rounds, each boots both VMMs (order flips) and rotates the mounts; median IOPS over rounds"
+	if [ -n "$MULTI" ]; then
+	echo "# -multi mode: 4 fio processes per job on fio-file1..4 of ${SIZE_MB} MiB, one tmpfs directory; guest ${CPUS:-2} vCPUs;"
+	echo "#        st-fs-q1 cache=never,queues=1, st-fs-q$MULTI cache=never,queues=$MULTI, st-9p msize=512000, in one guest"
+	echo "# ratios: mq:q$MULTI/q1 = st-fs-q$MULTI/st-fs-q1; st:qN/9p = that virtio-fs share over st-9p"
+	else
 	echo "# share: one tmpfs directory with one fio file; st-fs cache=never, st-dax cache=always,dax=256M (-o dax),"
 	echo "#        st-9p/qemu-9p msize=512000, qemu-vfsd cache=none (--thread-pool-size 64 / qemu-vfsd0: 0)"
 	echo "# ratios: 9p:st/qemu = st-9p/qemu-9p; fs:st/vfsd = st-fs over the better of qemu-vfsd and qemu-vfsd0;"
 	echo "#         dax:st/vfsd = st-dax over the same; st:fs/9p = st-fs/st-9p; st:dax/9p = st-dax/st-9p"
+	fi
 	echo "$TABLE"
 	echo
 	echo "## mean completion latency, us (median over rounds; lower is better)"
@@ -174,13 +212,14 @@ mkdir -p "$OUT"
 	echo "# boot-to-done seconds per guest (boot, mounts, all its fio runs): ${BOOTS:-none}"
 	echo "# raw"
 	cat "$raw"
-} >"$OUT/guest_fio.txt"
+} >"$OUT/$NAME.txt"
+[ -n "$MULTI" ] && multi_results
 echo "$TABLE"
 echo
 echo "mean completion latency, us (lower is better):"
 echo "$LAT_TABLE"
 
-if command -v gnuplot >/dev/null && [ "$n" -gt 0 ]; then
+if [ -z "$MULTI" ] && command -v gnuplot >/dev/null && [ "$n" -gt 0 ]; then
 	echo "$TABLE" | awk 'NR > 1 { printf "%s", $1; for (i = 2; i <= 7; i++) printf " %s", ($i == "-" ? "NaN" : $i); print "" }' >"$T/plot.dat"
 	# One bar per column that has data (gnuplot refuses an all-NaN one).
 	plot= i=2
@@ -200,5 +239,5 @@ if command -v gnuplot >/dev/null && [ "$n" -gt 0 ]; then
 	plot $plot
 	EOF
 fi
-echo "bench-guest: $n fio results; wrote $OUT/guest_fio.txt and guest_fio.png in ${SECS}s" >&2
+echo "bench-guest: $n fio results; wrote $OUT/$NAME.txt$([ -n "$MULTI" ] || echo " and guest_fio.png") in ${SECS}s" >&2
 [ "$n" -gt 0 ]

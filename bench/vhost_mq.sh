@@ -31,6 +31,7 @@ VIRTIOFSD=${VIRTIOFSD:-/usr/lib/qemu/virtiofsd}
 ROUNDS=${ROUNDS:-7} SECONDS_PER=${SECONDS_PER:-2}
 QUEUES=${QUEUES:-1 2} DEPTHS=${DEPTHS:-2 16} FILES=${FILES:-2}
 OUT=${OUT:-docs/benchmarks}
+RESULTS_DIR=${RAW:-}   # results.inc's RAW; $RAW below is this run's sample file
 
 die() { echo "vhost_mq: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (a private tmpfs; the C virtiofsd's sandbox)"
@@ -79,6 +80,9 @@ if [ -x "$VIRTIOFSD" ]; then
 	VFSD_MQ=$(sample vfsd-t0-q2 read4k 2)
 fi
 
+# The ceiling a backend's 4k read is held against: pread + copy, one thread.
+BARE=$("$LOAD" --op pread4k --path "$SHARE/file" --seconds "$SECONDS_PER" 2>&1 | tail -n 1)
+
 RAW=$T/raw
 : >"$RAW"
 DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
@@ -125,14 +129,15 @@ table() {
 		}
 	}' "$RAW"
 }
-# ratios A B: per row, the median of same-round ops/s ratios A/B, and min..max.
+# ratios A B [FIELD]: per row, the median of same-round FIELD (ops_per_s)
+# ratios A/B, and min..max.
 ratios() {
-	awk -v a="$1" -v b="$2" -v rows="$ROWS" '
+	awk -v a="$1" -v b="$2" -v f="${3:-ops_per_s}" -v rows="$ROWS" '
 	function med(x, n,   i, j, t) {
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
 		return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
 	}
-	$1 == "mq" && $5 ~ /^op=/ { for (i = 5; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "ops_per_s") v[$2, $3, $4] = kv[2] }; r[$2] = 1 }
+	$1 == "mq" && $5 ~ /^op=/ { for (i = 5; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) v[$2, $3, $4] = kv[2] }; r[$2] = 1 }
 	END {
 		nr = split(rows, R, " ")
 		for (i = 1; i <= nr; i++) {
@@ -144,6 +149,14 @@ ratios() {
 		}
 	}' "$RAW"
 }
+# Each sample's CPU ceiling: the ops/s this machine's cores could carry
+# if the backend and the frontend threads together used all of them at
+# the sample's CPU cost per op (a frontend in a guest has CPUs of its own).
+awk -v cores="$(nproc)" '$1 == "mq" && $5 ~ /^op=/ { b = c = 0
+	for (i = 5; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "backend_cpu_us_per_op") b = kv[2]
+		if (kv[1] == "client_cpu_us_per_op") c = kv[2] }
+	if (b > 0 && c > 0) $0 = $0 sprintf(" cpu_ceiling_ops_per_s=%.0f", cores * 1e6 / (b + c)) } 1' "$RAW" >"$RAW.c" &&
+	mv "$RAW.c" "$RAW"
 FAILS=$(grep -c ' FAILED' "$RAW")
 mkdir -p "$OUT"
 REPORT=$(
@@ -165,6 +178,13 @@ REPORT=$(
 	echo "## backend CPU-µs per op (lower is better)"
 	table backend_cpu_us_per_op %.2f
 	echo
+	echo "## same-round ratios of backend CPU-µs per op (what the server controls; 1.00x = scales perfectly)"
+	for q in $QUEUES; do [ "$q" = 1 ] || ratios "stainless-q$q" stainless-q1 backend_cpu_us_per_op; done
+	echo
+	echo "## CPU ceiling, ops/s: nproc / (backend + frontend CPU-µs per op); measured ops/s near it = the machine's cores are the limit"
+	table cpu_ceiling_ops_per_s %.0f
+	echo "# the bare loop (vu_load --op pread4k, one thread, no backend): $BARE"
+	echo
 	echo "## p99 latency, µs"
 	table p99_us %.1f
 )
@@ -175,3 +195,22 @@ REPORT=$(
 	cat "$RAW"
 } >"$OUT/vhost_mq.txt"
 echo "$REPORT"
+
+# The same samples in the one raw format (bench/results.inc).
+SAMPLES=$RAW
+RAW=$RESULTS_DIR
+[ -n "$RAW" ] || unset RAW
+. bench/results.inc
+results_open vhost-mq "vhost-user-fs request queues: 1 and N under bench/vu_load --queues" none
+results_meta anchor stainless-q1
+results_meta judge "$(for q in $QUEUES; do [ "$q" = 1 ] || printf 'stainless-q%s ' "$q"; done)"
+results_meta note "bare pread4k loop: $BARE"
+awk '$1 == "mq" && $5 ~ /^op=/ { for (i = 5; i <= NF; i++) { split($i, kv, "=")
+		if (kv[1] == "ops_per_s") print $3, $4, "ops_s", "higher", $2, kv[2]
+		if (kv[1] == "backend_cpu_us_per_op") print $3, $4, "cpu_us_op", "lower", $2, kv[2]
+		if (kv[1] == "p99_us") print $3, $4, "p99_us", "lower", $2, kv[2]
+		if (kv[1] == "cpu_ceiling_ops_per_s") print $3, $4, "cpu_ceiling_ops_s", "higher", $2, kv[2] } }' "$SAMPLES" |
+	while read -r row sys metric better round value; do
+		results_add "$row" "$sys" "$metric" "$better" "$round" "$value"
+	done
+results_close

@@ -2,5 +2,5 @@
 LIB_SRCS += devices/gmem.c devices/vq.c devices/worker.c devices/virtio_rng.c \
             devices/virtio_fs.c devices/virtio_9p.c devices/dax.c
 UNIT_TESTS += test_vq
-UNIT_TESTS += test_rng test_share_dev test_dax
+UNIT_TESTS += test_rng test_share_dev test_dax test_fs_mq_rings
 BENCHES += vq_bench
