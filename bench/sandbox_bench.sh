@@ -27,7 +27,8 @@ command -v fio >/dev/null || die "fio missing"
 [ "$(id -u)" -eq 0 ] || die "run as root (fuse-mount mounts)"
 
 OFF="--sandbox none"
-"$STAINLESS" run --help 2>&1 | grep -q -- --seccomp && OFF="$OFF --seccomp none"
+# The top-level usage names --seccomp (run --help does not).
+"$STAINLESS" --help 2>&1 | grep -q -- --seccomp && OFF="$OFF --seccomp none"
 T=$(mktemp -d)
 cleanup() {
 	umount -l "$T/mnt" 2>/dev/null

@@ -25,6 +25,8 @@ static const char *const role_names[FS_ROLE_COUNT] = {
 	[FS_ROLE_P9_CONN] = "9p-conn",
 	[FS_ROLE_VHOST_USER] = "vhost-user",
 	[FS_ROLE_SPAWNER] = "spawner",
+	[FS_ROLE_SUPERVISOR] = "supervisor",
+	[FS_ROLE_RELAY] = "relay",
 };
 
 static const struct sock_fprog *filters[FS_ROLE_COUNT];
@@ -60,24 +62,50 @@ const char *fs_role_name(enum fs_role role)
 	return (unsigned)role < FS_ROLE_COUNT ? role_names[role] : NULL;
 }
 
-static int (*filter_builder)(void);
+static int (*filter_builder)(enum fs_role role);
 static pthread_once_t build_once = PTHREAD_ONCE_INIT;
 static int build_err;
+static pthread_t prebuilder;
+static bool prebuilding;
 
 static void run_builder(void)
 {
-	if (filter_builder)
-		build_err = filter_builder();
+	for (int r = FS_ROLE_NONE + 1; filter_builder && r < FS_ROLE_COUNT && !build_err; r++)
+		if (FS_ROLE_IS_THREAD(r))
+			build_err = filter_builder((enum fs_role)r);
 }
 
-void fs_thread_set_builder(int (*build)(void))
+void fs_thread_set_builder(int (*build)(enum fs_role role))
 {
 	filter_builder = build;
+}
+
+static void *prebuild_main(void *arg)
+{
+	pthread_once(&build_once, run_builder);
+	return arg;
+}
+
+void fs_thread_prebuild(void)
+{
+	sigset_t all, old;
+
+	if (!filter_builder || prebuilding)
+		return;
+	/* It takes no signal meant for the process (a stop before set-up ends). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	prebuilding = pthread_create(&prebuilder, NULL, prebuild_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* The filters, built on first need: after any fork a sandbox made. */
 static int filters_built(void)
 {
+	if (prebuilding) {
+		pthread_join(prebuilder, NULL);
+		prebuilding = false;
+	}
 	pthread_once(&build_once, run_builder);
 	return build_err;
 }
@@ -217,7 +245,7 @@ static int create_thread(pthread_t *t, const pthread_attr_t *attr, enum fs_role 
 	struct boot b = { .fn = fn, .arg = arg, .role = role, .attr = attr, .t = t };
 	int detach = PTHREAD_CREATE_JOINABLE, err;
 
-	if ((unsigned)role >= FS_ROLE_COUNT || role == FS_ROLE_NONE || role == FS_ROLE_SPAWNER)
+	if (!FS_ROLE_IS_THREAD(role) || role == FS_ROLE_SPAWNER)
 		return -EINVAL;
 	if ((err = spawner_ready()) < 0)
 		return err;
@@ -251,7 +279,7 @@ int fs_thread_enter(enum fs_role role)
 {
 	int err;
 
-	if ((unsigned)role >= FS_ROLE_COUNT || role == FS_ROLE_NONE || role == FS_ROLE_SPAWNER)
+	if (!FS_ROLE_IS_THREAD(role) || role == FS_ROLE_SPAWNER)
 		return -EINVAL;
 	if (tls_role != FS_ROLE_NONE)
 		return tls_role == role ? 0 : -EPERM;
@@ -259,6 +287,19 @@ int fs_thread_enter(enum fs_role role)
 		return err;
 	/* The spawner must come from a thread with no filter: this one, now. */
 	if ((err = spawner_ready()) < 0)
+		return err;
+	return install(role);
+}
+
+int fs_thread_enter_alone(enum fs_role role)
+{
+	int err;
+
+	if (role != FS_ROLE_SUPERVISOR && role != FS_ROLE_RELAY)
+		return -EINVAL;
+	if (tls_role != FS_ROLE_NONE)
+		return -EPERM;
+	if (filter_builder && (err = filter_builder(role)) < 0)
 		return err;
 	return install(role);
 }

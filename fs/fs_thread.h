@@ -51,9 +51,15 @@ enum fs_role {
 	FS_ROLE_FUSE_URING,  /* fuse-mount --uring: a FUSE-over-io_uring queue */
 	FS_ROLE_P9_CONN,     /* 9p-serve: one client connection */
 	FS_ROLE_VHOST_USER,  /* vhost-user-fs: the front end's control socket */
-	FS_ROLE_SPAWNER,     /* creates the others (above) */
+	FS_ROLE_SPAWNER,     /* creates the thread roles (above) */
+	/* Process roles: a process of one thread that starts none (sandbox/). */
+	FS_ROLE_SUPERVISOR,  /* the sandbox's supervisor, in the host's namespaces */
+	FS_ROLE_RELAY,       /* the sandbox's pid 1: reaps and forwards signals */
 	FS_ROLE_COUNT
 };
+
+/* A role whose threads come from the spawner (not a process role). */
+#define FS_ROLE_IS_THREAD(r) ((r) > FS_ROLE_NONE && (r) <= FS_ROLE_SPAWNER)
 
 /* "vcpu", "queue", ...: the names --print-seccomp takes. NULL if out of range. */
 const char *fs_role_name(enum fs_role role);
@@ -66,13 +72,25 @@ const char *fs_role_name(enum fs_role role);
 void fs_thread_set_filter(enum fs_role role, const struct sock_fprog *prog);
 
 /*
- * Or, instead of filters up front: build() is called once, by the first
- * fs_thread_create() or fs_thread_enter(), to set them (0 or -errno, which
- * that call returns). The composition root uses this so filters are built
- * in the process that runs them: a sandbox forks after the command line is
- * read, and a rule may name the process (tgkill's pid).
+ * Or, instead of filters up front: build(role) compiles one role's filter
+ * (0 or -errno) and sets it with fs_thread_set_filter(). It is called for
+ * every thread role at once, by fs_thread_prebuild()'s thread or else by
+ * the first fs_thread_create() or fs_thread_enter() (which then returns its
+ * error), and for a process role by fs_thread_enter_alone(). The
+ * composition root uses this so filters are built in the process that runs
+ * them: a sandbox forks after the command line is read, and a rule may
+ * name the process (tgkill's pid).
  */
-void fs_thread_set_builder(int (*build)(void));
+void fs_thread_set_builder(int (*build)(enum fs_role role));
+
+/*
+ * Start building the thread roles' filters on a thread of their own, so
+ * the work overlaps the command's set-up (a VM's memory and kernel);
+ * the first fs_thread_create() or fs_thread_enter() joins it. From the
+ * process that will run them, single-threaded, once (the sandbox calls it
+ * as sandbox_enter() returns in the server). Without a builder: nothing.
+ */
+void fs_thread_prebuild(void);
 
 /*
  * pthread_create() for a thread of the given role: it installs the role's
@@ -88,6 +106,13 @@ int fs_thread_create(pthread_t *t, const pthread_attr_t *attr, enum fs_role role
  * first if it is not running yet. 0 or -errno.
  */
 int fs_thread_enter(enum fs_role role);
+
+/*
+ * A process role (FS_ROLE_SUPERVISOR, FS_ROLE_RELAY): the calling thread,
+ * the process's only one, takes it with its filter, built now; no spawner
+ * starts, and the process may start no thread after. 0 or -errno.
+ */
+int fs_thread_enter_alone(enum fs_role role);
 
 /* The calling thread's role (async-signal-safe: a SIGSYS handler names it). */
 enum fs_role fs_thread_role(void);

@@ -6,10 +6,15 @@
  *   supervisor  the process the user started (whose pid a service manager
  *               or a test holds), in the host's namespaces: takes
  *               SIGINT/SIGTERM/SIGHUP and ends with the server's status;
- *   init        made by clone3 with every CLONE_NEW* flag, pid 1 of the new
- *               namespace, with no capabilities: forwards the signals and
- *               passes the status through;
+ *   init        made by clone3 with the new namespaces, pid 1 of the new
+ *               pid namespace, with no capabilities: makes the net
+ *               namespace (make_net), forwards the signals and passes the
+ *               status through;
  *   server      forked by init, where sandbox_enter() returns 0.
+ * The supervisor and init run under seccomp filters of their own (roles
+ * supervisor and relay, vmm/seccomp_policy.c) from the moment they are
+ * set up: each holds only its child's pidfd (and the supervisor the fds
+ * its hooks need), waits, and signals that child through the pidfd.
  * Why the middle one: a new pid namespace takes effect only for children,
  * and a raw clone3 leaves glibc's idea of the thread id (which
  * pthread_kill and mutexes use) at the parent's, so the command must run in
@@ -24,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <sched.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -39,6 +45,7 @@
 
 #include "fs/creds.h"
 #include "fs/fs_fdbudget.h"
+#include "fs/fs_thread.h"
 #include "sandbox/sandbox_int.h"
 
 int sandbox_fail(const struct sandbox *sb, int err, const char *fmt, ...)
@@ -58,6 +65,24 @@ void sandbox_init(struct sandbox *sb, const char *cmd, const struct sandbox_opts
 	memset(sb, 0, sizeof(*sb));
 	sb->cmd = cmd;
 	sb->opts = *o;
+	sb->net_ready = -1;
+}
+
+static void (*supervise_fn)(void);
+
+void sandbox_on_supervise(void (*fn)(void))
+{
+	supervise_fn = fn;
+}
+
+int sandbox_keep_fd(struct sandbox *sb, int fd)
+{
+	if (fd < 0)
+		return 0;
+	if (sb->nkeep >= SANDBOX_KEEP_MAX)
+		return -ENOSPC;
+	sb->keep[sb->nkeep++] = fd;
+	return 0;
 }
 
 static void stop_signals(sigset_t *set, bool with_chld)
@@ -68,6 +93,27 @@ static void stop_signals(sigset_t *set, bool with_chld)
 	sigaddset(set, SIGHUP);
 	if (with_chld)
 		sigaddset(set, SIGCHLD);
+}
+
+static int by_fd(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Closes every fd from 3 up but the n in keep (which it sorts). */
+static void close_all_but(int *keep, unsigned n)
+{
+	unsigned from = 3;
+
+	qsort(keep, n, sizeof(*keep), by_fd);
+	for (unsigned i = 0; i < n; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if ((unsigned)keep[i] > from)
+			close_range(from, (unsigned)keep[i] - 1, 0);
+		from = (unsigned)keep[i] + 1;
+	}
+	close_range(from, ~0u, 0);
 }
 
 /* The child's status as the supervisor's own: an exit code, or the same death. */
@@ -83,17 +129,17 @@ static int pass_status(int st)
 		sigemptyset(&one);
 		sigaddset(&one, sig);
 		sigprocmask(SIG_UNBLOCK, &one, NULL);
-		kill(getpid(), sig);
+		raise(sig); /* tgkill of itself: the one signal its filter lets it send but by pidfd */
 		return 128 + sig; /* a signal that does not kill (SIGCHLD...) */
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
 /*
- * Forwards the stop signals to pid until it ends; its wait status. hooks:
- * the supervisor's (NULL in init).
+ * Forwards the stop signals to pid (by its pidfd) until it ends; its wait
+ * status. hooks: the supervisor's (NULL in init).
  */
-static int relay(const struct sandbox_hooks *hooks, pid_t pid)
+static int relay(const struct sandbox_hooks *hooks, int pidfd, pid_t pid)
 {
 	sigset_t set;
 	int st = 0;
@@ -114,26 +160,104 @@ static int relay(const struct sandbox_hooks *hooks, pid_t pid)
 			continue;
 		}
 		if (!hooks || !hooks->stop || hooks->stop(hooks->ctx, sig))
-			kill(pid, sig);
+			syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
 	}
 	return st;
+}
+
+/*
+ * The net namespace costs more to make than the others together (a
+ * loopback device, every protocol's per-namespace state: ~0.5 ms here,
+ * more while an earlier one is torn down), and the server needs it only at
+ * lockdown. So init makes it after forking the server, while the server
+ * sets itself up, and the server joins it at lockdown (sandbox_join_net).
+ * Returns the errno (0: made) that init sends.
+ */
+static int make_net(int fd)
+{
+	int err = unshare(CLONE_NEWNET) < 0 ? errno : 0;
+
+	(void)!write(fd, &err, sizeof(err));
+	close(fd);
+	return err;
+}
+
+int sandbox_join_net(struct sandbox *sb)
+{
+	int err = EIO, pidfd;
+	ssize_t n;
+
+	if (sb->net_ready < 0)
+		return 0;
+	do {
+		n = read(sb->net_ready, &err, sizeof(err));
+	} while (n < 0 && errno == EINTR);
+	close(sb->net_ready);
+	sb->net_ready = -1;
+	if (n != sizeof(err))
+		err = EIO;
+	if (err)
+		return sandbox_fail(sb, -err, "cannot create a net namespace: %s", strerror(err));
+	/* init is this process's parent, pid 1 of the new pid namespace. */
+	pidfd = (int)syscall(SYS_pidfd_open, getppid(), 0);
+	if (pidfd < 0 || setns(pidfd, CLONE_NEWNET) < 0)
+		err = errno;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (err)
+		return sandbox_fail(sb, -err, "cannot enter the net namespace: %s", strerror(err));
+	return 0;
+}
+
+/* init, once the server is forked: only waits and relays, under its filter. */
+static void init_relay(struct sandbox *sb, pid_t server, int net_fd)
+{
+	int pidfd, r, st;
+
+	if (make_net(net_fd) != 0)
+		_exit(1); /* the server says why */
+	pidfd = (int)syscall(SYS_pidfd_open, server, 0);
+	if (pidfd < 0) {
+		sandbox_fail(sb, -errno, "pidfd_open: %s", strerror(errno));
+		kill(server, SIGKILL);
+		_exit(1);
+	}
+	/* init keeps nothing but the server's pidfd and can do nothing but wait and signal. */
+	close_all_but(&pidfd, 1);
+	(void)fs_caps_limit_to(0);
+	(void)prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	if ((r = fs_thread_enter_alone(FS_ROLE_RELAY)) < 0) {
+		sandbox_fail(sb, r, "seccomp (relay): %s", strerror(-r));
+		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+		_exit(1);
+	}
+	st = relay(NULL, pidfd, server);
+	_exit(WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WIFEXITED(st) ? WEXITSTATUS(st) : 1);
 }
 
 /* init: fork the server, then only relay. Returns in the server alone. */
 static int init_main(struct sandbox *sb, int syncfd, const sigset_t *old)
 {
-	ssize_t n;
+	int net[2], cwd;
 	pid_t server;
+	ssize_t n;
 	char c;
 
 	/* The supervisor killed with SIGKILL must not leave a server behind. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	do {
-		n = read(syncfd, &c, 1);
-	} while (n < 0 && errno == EINTR);
-	close(syncfd);
-	if (n != 1)
-		_exit(1); /* the supervisor failed and said why */
+	if (syncfd >= 0) {
+		/* A user namespace: its maps are the supervisor's to write first. */
+		do {
+			n = read(syncfd, &c, 1);
+		} while (n < 0 && errno == EINTR);
+		close(syncfd);
+		if (n != 1)
+			_exit(1); /* the supervisor failed and said why */
+	}
+	/* What only the supervisor may hold (sandbox_keep_fd). */
+	for (unsigned i = 0; i < sb->nkeep; i++)
+		close(sb->keep[i]);
+	sb->nkeep = 0;
 	/* Nothing mounted from here on may show up in the host's namespace. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		_exit(sandbox_fail(sb, 1, "cannot make the mounts private: %s", strerror(errno)));
@@ -145,12 +269,16 @@ static int init_main(struct sandbox *sb, int syncfd, const sigset_t *old)
 	 * alive (without root they cannot be detached one by one: they are
 	 * locked), a FUSE mount among them. The server gets the cwd back.
 	 */
-	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (chdir("/") < 0)
 		_exit(sandbox_fail(sb, 1, "chdir /: %s", strerror(errno)));
+	if (pipe2(net, O_CLOEXEC) < 0)
+		_exit(sandbox_fail(sb, 1, "pipe: %s", strerror(errno)));
 	server = fork();
 	if (server == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(net[1]);
+		sb->net_ready = net[0];
 		if (cwd >= 0 && fchdir(cwd) < 0)
 			return sandbox_fail(sb, -errno, "cannot return to the working directory: %s",
 					    strerror(errno));
@@ -161,43 +289,74 @@ static int init_main(struct sandbox *sb, int syncfd, const sigset_t *old)
 	}
 	if (server < 0)
 		_exit(sandbox_fail(sb, 1, "fork: %s", strerror(errno)));
-	/* init keeps nothing and can do nothing but wait and signal. */
-	close_range(3, ~0u, 0);
-	(void)fs_caps_limit_to(0);
-	(void)prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	int st = relay(NULL, server);
-	_exit(WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+	close(net[0]);
+	init_relay(sb, server, net[1]);
+	return -EIO; /* not reached */
+}
+
+/* The supervisor, once its child runs: keeps only what its hooks need, then relays. */
+static int supervise(struct sandbox *sb, int pidfd, int *exit_code)
+{
+	int keep[SANDBOX_KEEP_MAX + 1], r, st;
+
+	/*
+	 * The supervisor keeps nothing else of the command's: a /dev/fuse fd
+	 * or a listening socket held here would outlive a dead server.
+	 */
+	memcpy(keep, sb->keep, sb->nkeep * sizeof(int));
+	keep[sb->nkeep] = pidfd;
+	close_all_but(keep, sb->nkeep + 1);
+	if (supervise_fn)
+		supervise_fn();
+	if ((r = fs_thread_enter_alone(FS_ROLE_SUPERVISOR)) < 0) {
+		sandbox_fail(sb, r, "seccomp (supervisor): %s", strerror(-r));
+		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+		waitpid(sb->child, NULL, 0);
+		*exit_code = 1;
+		return 1;
+	}
+	st = relay(&sb->hooks, pidfd, sb->child);
+	if (sb->hooks.ended)
+		sb->hooks.ended(sb->hooks.ctx);
+	*exit_code = pass_status(st);
+	return 1;
 }
 
 static int enter_namespaces(struct sandbox *sb, int *exit_code)
 {
-	uint64_t flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET;
+	/* CLONE_NEWNET: init's, later (make_net). */
+	uint64_t flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_PIDFD;
+	int sync[2] = { -1, -1 }, pidfd = -1, r;
 	sigset_t set, old;
-	int sync[2], r;
 	long pid;
 
 	sb->userns = geteuid() != 0 || sb->opts.nuid || sb->opts.ngid;
 	if (sb->userns)
 		flags |= CLONE_NEWUSER;
-	if (pipe2(sync, O_CLOEXEC) < 0)
+	if (sb->userns && pipe2(sync, O_CLOEXEC) < 0)
 		return sandbox_fail(sb, -errno, "pipe: %s", strerror(errno));
 	/* Blocked before the fork: no stop signal falls between the two. */
 	stop_signals(&set, true);
 	sigprocmask(SIG_BLOCK, &set, &old);
-	struct clone_args ca = { .flags = flags, .exit_signal = SIGCHLD };
+	struct clone_args ca = { .flags = flags, .pidfd = (uintptr_t)&pidfd, .exit_signal = SIGCHLD };
 	pid = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (pid == 0) {
-		close(sync[1]);
+		if (sync[1] >= 0)
+			close(sync[1]);
 		return init_main(sb, sync[0], &old);
 	}
 	r = pid < 0 ? -errno : 0;
-	close(sync[0]);
+	if (sync[0] >= 0)
+		close(sync[0]);
 	if (r == 0 && sb->userns)
 		r = sandbox_write_idmaps(sb, (pid_t)pid);
 	if (r < 0) {
-		close(sync[1]);
+		if (sync[1] >= 0)
+			close(sync[1]);
 		if (pid > 0)
 			waitpid((pid_t)pid, NULL, 0); /* it sees EOF and exits */
+		if (pidfd >= 0)
+			close(pidfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (pid < 0 && sb->userns)
 			sandbox_explain_userns(sb, r);
@@ -206,20 +365,14 @@ static int enter_namespaces(struct sandbox *sb, int *exit_code)
 		return r;
 	}
 	sb->child = (pid_t)pid;
-	(void)!write(sync[1], "g", 1);
-	/*
-	 * The supervisor keeps nothing of the command's: a /dev/fuse fd or a
-	 * listening socket held here would outlive a dead server.
-	 */
-	close_range(3, ~0u, 0);
-	int st = relay(&sb->hooks, (pid_t)pid);
-	if (sb->hooks.ended)
-		sb->hooks.ended(sb->hooks.ctx);
-	*exit_code = pass_status(st);
-	return 1;
+	if (sync[1] >= 0) {
+		(void)!write(sync[1], "g", 1);
+		close(sync[1]);
+	}
+	return supervise(sb, pidfd, exit_code);
 }
 
-int sandbox_enter(struct sandbox *sb, int *exit_code)
+static int enter(struct sandbox *sb, int *exit_code)
 {
 	switch (sb->opts.mode) {
 	case SANDBOX_NONE:
@@ -238,6 +391,16 @@ int sandbox_enter(struct sandbox *sb, int *exit_code)
 		break;
 	}
 	return enter_namespaces(sb, exit_code);
+}
+
+int sandbox_enter(struct sandbox *sb, int *exit_code)
+{
+	int r = enter(sb, exit_code);
+
+	/* The server's filters, built while it sets itself up (fs_thread.h). */
+	if (r == 0)
+		fs_thread_prebuild();
+	return r;
 }
 
 static int add_bind(struct sandbox *sb, const char *path, bool readonly, bool device, bool file)
@@ -310,7 +473,9 @@ int sandbox_lockdown(struct sandbox *sb)
 		r = sandbox_chroot(sb);
 		break;
 	case SANDBOX_NAMESPACE:
-		r = sandbox_build_root(sb);
+		r = sandbox_join_net(sb);
+		if (r == 0)
+			r = sandbox_build_root(sb);
 		break;
 	}
 	if (r == 0)

@@ -12,7 +12,11 @@
  *                       root). The parent stays behind as a supervisor that
  *                       forwards SIGINT/SIGTERM/SIGHUP and passes the
  *                       child's exit status through; the child returns and
- *                       carries on, still seeing the host's files.
+ *                       carries on, still seeing the host's files (and in
+ *                       the host's network until lockdown: its namespace
+ *                       is made meanwhile, see sandbox.c). The supervisor
+ *                       and the pid-1 relay between them run under seccomp
+ *                       roles of their own (FS_ROLE_SUPERVISOR, _RELAY).
  *   sandbox_lockdown()  once the command has opened what it needs from the
  *                       host, before its first thread and its first guest
  *                       instruction or client request: a tmpfs root holding
@@ -45,6 +49,7 @@ struct sandbox_idmap {
 #define SANDBOX_IDMAPS_MAX 8
 #define SANDBOX_SHARES_MAX 24
 #define SANDBOX_DEVS_MAX   4
+#define SANDBOX_KEEP_MAX   6
 
 /* What the command line says (sandbox_opt). */
 struct sandbox_opts {
@@ -102,10 +107,14 @@ struct sandbox {
 	struct sandbox_hooks hooks;
 	unsigned nbinds;
 	struct sandbox_bind binds[SANDBOX_SHARES_MAX + SANDBOX_DEVS_MAX];
+	/* fds only the process that cleans up on the host uses (sandbox_keep_fd). */
+	unsigned nkeep;
+	int keep[SANDBOX_KEEP_MAX];
 	/* State. */
 	bool userns;            /* the child is in a user namespace of its own */
 	bool locked;
 	pid_t child;            /* in the supervisor */
+	int net_ready;          /* in the server: init's word that the net namespace is made */
 };
 
 /* A fresh sandbox for command cmd with the parsed options. */
@@ -132,6 +141,24 @@ int sandbox_add_device(struct sandbox *sb, const char *path);
  * groups up there (getgrouplist). 0 or -errno.
  */
 int sandbox_add_user_db(struct sandbox *sb);
+
+/*
+ * An fd of the command's that only the hooks use (fuse-mount's mountinfo,
+ * abort file, fusermount3's socket). Namespace mode: the supervisor keeps
+ * it past closing everything else, the sandboxed processes close it (a
+ * socket to a helper that unmounts when it closes must be held by the
+ * supervisor alone). Other modes: the process keeps it. Before
+ * sandbox_enter(); 0 or -ENOSPC.
+ */
+int sandbox_keep_fd(struct sandbox *sb, int fd);
+
+/*
+ * The composition root's part of every supervisor (vmm/main.c): fn runs
+ * there once the supervisor has closed the command's fds and before its
+ * seccomp filter, to open what it reads under the filter (the kernel log,
+ * for the kill report). Process-wide, before sandbox_enter().
+ */
+void sandbox_on_supervise(void (*fn)(void));
 
 /* See the top. 0, or -errno after printing one line saying why. */
 int sandbox_lockdown(struct sandbox *sb);

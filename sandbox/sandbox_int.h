@@ -9,6 +9,9 @@
 int sandbox_build_root(struct sandbox *sb);
 int sandbox_chroot(struct sandbox *sb);
 
+/* sandbox.c: the server joins the net namespace init made (at lockdown). */
+int sandbox_join_net(struct sandbox *sb);
+
 /* sandbox_creds.c: no_new_privs, capabilities, limits. */
 int sandbox_drop_privileges(struct sandbox *sb);
 

@@ -67,6 +67,12 @@ struct mount_req {
 struct channel {
 	bool want_uring;
 	struct fuse_uring *uring;
+	/*
+	 * The other readers' /dev/fuse fds, opened before the sandbox's
+	 * lockdown (a chroot has no /dev/fuse), bound to the connection
+	 * (FUSE_DEV_IOC_CLONE) as their readers start; -1: none.
+	 */
+	int spare[MOUNT_READERS - 1];
 };
 
 struct reader {
@@ -270,17 +276,31 @@ static int check_dir(const char *what, const char *path)
 	return 0;
 }
 
-/* Reader i > 0 gets its own fd on the connection: -1 when the kernel says no. */
-static int clone_fd(int fd)
+/* Reader i > 0's fd on the connection: -1 when the kernel says no. */
+static int clone_fd(int fd, int *spare)
 {
 	uint32_t master = (uint32_t)fd;
-	int rfd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	int rfd = *spare;
 
+	*spare = -1;
 	if (rfd >= 0 && ioctl(rfd, FUSE_DEV_IOC_CLONE, &master) < 0) {
 		close(rfd);
 		rfd = -1;
 	}
 	return rfd;
+}
+
+static void open_spares(struct channel *ch)
+{
+	for (unsigned i = 0; i < MOUNT_READERS - 1; i++)
+		ch->spare[i] = ch->want_uring ? -1 : open("/dev/fuse", O_RDWR | O_CLOEXEC);
+}
+
+static void close_spares(struct channel *ch)
+{
+	for (unsigned i = 0; i < MOUNT_READERS - 1; i++)
+		if (ch->spare[i] >= 0)
+			close(ch->spare[i]);
 }
 
 /* mp NULL: the mount is the sandbox supervisor's to take down, not ours. */
@@ -298,7 +318,7 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, struct fus
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	while (n < want) {
-		int rfd = n ? clone_fd(fd) : fd;
+		int rfd = n ? clone_fd(fd, &ch->spare[n - 1]) : fd;
 		if (rfd < 0)
 			break;  /* the readers so far still serve */
 		rd[n] = (struct reader){ .srv = srv, .ch = ch, .idx = n, .fd = rfd,
@@ -317,8 +337,16 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, struct fus
 		fprintf(stderr, "stainless: fuse-mount: seccomp: %s\n", strerror(-r));
 	if (n == 0 || r < 0 || sigwait(&set, &sig) != 0)
 		sig = SIGTERM; /* nobody serves: take the mount down */
-	if ((sig == SIGINT || sig == SIGTERM) && mp)
-		fuse_mountpoint_close(mp);
+	if ((sig == SIGINT || sig == SIGTERM) && mp && (r = fuse_mountpoint_close(mp)) < 0) {
+		/*
+		 * --sandbox chroot: no CAP_SYS_ADMIN left to unmount with, and
+		 * the readers wait for requests that will never come: end the
+		 * process, which ends the connection, and say what is left.
+		 */
+		fprintf(stderr, "stainless: fuse-mount: cannot unmount %s: %s; the dead mount "
+			"stays (umount -l %s)\n", mp->real, strerror(-r), mp->real);
+		_exit(1);
+	}
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(rd[i].thread, NULL);
 		if (rd[i].fd != fd)
@@ -331,13 +359,14 @@ static int serve(struct fuse_server *srv, struct channel *ch, int fd, struct fus
 /* In the sandbox's supervisor (sandbox.h): the mount is taken down here. */
 static bool supervisor_stop(void *ctx, int sig)
 {
-	fuse_mountpoint_close(ctx);
+	(void)sig;
+	(void)fuse_mountpoint_close(ctx);
 	return false; /* the server ends by itself when its reads fail (ENODEV) */
 }
 
 static void supervisor_ended(void *ctx)
 {
-	fuse_mountpoint_close(ctx); /* a server that died left its mount */
+	(void)fuse_mountpoint_close(ctx); /* a server that died left its mount */
 }
 
 int fuse_mount_main(int argc, char **argv)
@@ -369,9 +398,14 @@ int fuse_mount_main(int argc, char **argv)
 	sb.host_ids = true;
 	sb.hooks = (struct sandbox_hooks){ .stop = supervisor_stop, .ended = supervisor_ended,
 					   .ctx = &mp };
+	/* What taking the mount down needs, held by whoever does it. */
+	(void)sandbox_keep_fd(&sb, mp.info_fd);
+	(void)sandbox_keep_fd(&sb, mp.abort_fd);
+	(void)sandbox_keep_fd(&sb, mp.unmount_fd);
 	r = sandbox_enter(&sb, &code);
 	if (r > 0)
 		return code;
+	open_spares(&ch);
 	if (r == 0 && (r = sandbox_add_share(&sb, dir, o.readonly)) == 0 &&
 	    (r = sandbox_add_device(&sb, "/dev/fuse")) == 0)
 		r = sandbox_lockdown(&sb);
@@ -384,11 +418,13 @@ int fuse_mount_main(int argc, char **argv)
 	}
 	if (r) {
 		if (sb.opts.mode != SANDBOX_NAMESPACE)
-			fuse_mountpoint_close(&mp);
+			(void)fuse_mountpoint_close(&mp);
+		close_spares(&ch);
 		close(fd);
 		return 1;
 	}
 	r = serve(srv, &ch, fd, sb.opts.mode == SANDBOX_NAMESPACE ? NULL : &mp);
+	close_spares(&ch);
 	close(fd);
 	fuse_server_destroy(srv);
 	fuse_uring_free(ch.uring);  /* after parked requests got their answers */

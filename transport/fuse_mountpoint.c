@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,30 +33,48 @@ static void unescape(char *s)
 	*o = 0;
 }
 
-/*
- * The device of the topmost fuse.stainless mount at path, 0 if none.
- * From mountinfo, not stat(): stat of a FUSE mount asks its server, which
- * may be the one that hangs.
- */
-static dev_t mounted_dev(const char *path)
+/* One mountinfo line: the device of a mount at path, 0 if not fuse.stainless. */
+static void match_line(char *line, const char *path, dev_t *dev)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096 + 256], mp[4096], type[64];
+	const char *sep = strstr(line, " - ");
+	char mp[4096], type[64];
 	unsigned maj, min;
-	dev_t dev = 0;
 
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		const char *sep = strstr(line, " - ");
-		if (!sep || sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mp) != 3 ||
-		    sscanf(sep + 3, "%63s", type) != 1)
-			continue;
-		unescape(mp);
-		if (strcmp(mp, path) == 0)
-			dev = strcmp(type, "fuse.stainless") == 0 ? makedev(maj, min) : 0;
+	if (!sep || sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mp) != 3 ||
+	    sscanf(sep + 3, "%63s", type) != 1)
+		return;
+	unescape(mp);
+	if (strcmp(mp, path) == 0)
+		*dev = strcmp(type, "fuse.stainless") == 0 ? makedev(maj, min) : 0;
+}
+
+/*
+ * The device of the topmost fuse.stainless mount at mp->real, 0 if none.
+ * From mountinfo, not stat(): stat of a FUSE mount asks its server, which
+ * may be the one that hangs. Read with pread from offset 0, which makes
+ * the kernel list the mounts afresh.
+ */
+static dev_t mounted_dev(const struct fuse_mountpoint *mp)
+{
+	char buf[8192], line[4096 + 256];
+	size_t used = 0;
+	off_t off = 0;
+	dev_t dev = 0;
+	ssize_t n;
+
+	while (mp->info_fd >= 0 && (n = pread(mp->info_fd, buf, sizeof(buf), off)) > 0) {
+		off += n;
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n') {
+				if (used < sizeof(line) - 1)
+					line[used++] = buf[i];
+				continue;
+			}
+			line[used] = 0;
+			used = 0;
+			match_line(line, mp->real, &dev);
+		}
 	}
-	fclose(f);
 	return dev;
 }
 
@@ -120,28 +139,90 @@ static int helper_mount(const char *path, unsigned max_read)
 	return fd;
 }
 
+/*
+ * The unmounter (without root): forked once the mount is made, it waits
+ * for its pipe to close, by fuse_mountpoint_close() or the death of
+ * whoever holds the other end, then runs `fusermount3 -u -z`. It is the
+ * one process of ours without a seccomp filter, and must be: fusermount3
+ * is setuid, and a filter (which needs no_new_privs without root) would
+ * take its root away. It holds nothing but the pipe, and runs nothing of
+ * ours but read and exec. (fusermount3's own auto_unmount would not do:
+ * Debian's 3.14 checks the dead mount as root, which a mount without
+ * allow_other refuses, and so leaves it.) The write end, or -errno.
+ */
+static int start_unmounter(const char *real)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		/* A Ctrl-C reaches the whole process group: it must outlive it. */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		close(p[1]);
+		if (p[0] > 3)
+			close_range(3, (unsigned)p[0] - 1, 0);
+		close_range((unsigned)p[0] + 1, ~0u, 0);
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		execlp(FUSERMOUNT, FUSERMOUNT, "-u", "-z", "-q", "--", real, (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	if (pid < 0) {
+		close(p[1]);
+		return -errno;
+	}
+	return p[1];
+}
+
+/* The connection's abort file (fusectl), opened while the mount is made. */
+static int open_abort(dev_t dev)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort", minor(dev));
+	return open(path, O_WRONLY | O_CLOEXEC);
+}
+
 int fuse_mountpoint_open(struct fuse_mountpoint *mp, const char *path, unsigned max_read)
 {
 	char opts[256];
 	int fd;
 
-	*mp = (struct fuse_mountpoint){ .path = path };
+	*mp = (struct fuse_mountpoint){ .path = path, .info_fd = -1, .abort_fd = -1, .unmount_fd = -1 };
 	if (!realpath(path, mp->real))
 		snprintf(mp->real, sizeof(mp->real), "%s", path);
+	mp->info_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (geteuid() != 0) {
 		fd = helper_mount(path, max_read);
 		if (fd < 0) {
 			fprintf(stderr, "stainless: fuse-mount: mount %s without root needs "
 				FUSERMOUNT " (Debian package fuse3)%s\n", path,
 				fd == -ENOENT ? ", which is not installed" : ", which refused it");
+			if (mp->info_fd >= 0)
+				close(mp->info_fd);
 			return fd;
 		}
 		mp->by_helper = true;
+		mp->unmount_fd = start_unmounter(mp->real);
+		if (mp->unmount_fd < 0)
+			fprintf(stderr, "stainless: fuse-mount: cannot start the unmounter: %s; "
+				"the mount will stay (fusermount3 -u %s)\n", strerror(-mp->unmount_fd),
+				path);
 	} else {
 		fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 		if (fd < 0) {
+			int r = -errno;
 			fprintf(stderr, "stainless: fuse-mount: /dev/fuse: %s\n", strerror(errno));
-			return -errno;
+			if (mp->info_fd >= 0)
+				close(mp->info_fd);
+			return r;
 		}
 		snprintf(opts, sizeof(opts),
 			 "fd=%d,rootmode=40000,user_id=%u,group_id=%u,allow_other,"
@@ -150,52 +231,41 @@ int fuse_mountpoint_open(struct fuse_mountpoint *mp, const char *path, unsigned 
 			int r = -errno;
 			fprintf(stderr, "stainless: fuse-mount: mount %s: %s\n", path, strerror(errno));
 			close(fd);
+			if (mp->info_fd >= 0)
+				close(mp->info_fd);
 			return r;
 		}
 	}
 	/* Blocking reads: each reader sleeps in read(2) until a request comes. */
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	mp->dev = mounted_dev(mp->real);
+	mp->dev = mounted_dev(mp);
+	if (!mp->by_helper && mp->dev)
+		mp->abort_fd = open_abort(mp->dev);
 	return fd;
 }
 
-/* After a lazy unmount, abort the connection so busy files cannot hold us. */
-static void abort_conn(dev_t dev)
+int fuse_mountpoint_close(struct fuse_mountpoint *mp)
 {
-	char path[64];
-	int fd;
+	dev_t dev;
 
-	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort", minor(dev));
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)!write(fd, "1", 1);
-		close(fd);
-	}
-}
-
-static void helper_unmount(const char *path)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid == 0) {
-		execlp(FUSERMOUNT, FUSERMOUNT, "-u", "-z", "-q", "--", path, (char *)NULL);
-		_exit(127);
-	}
-	if (pid > 0)
-		waitpid(pid, &st, 0);
-}
-
-void fuse_mountpoint_close(struct fuse_mountpoint *mp)
-{
-	dev_t dev = mounted_dev(mp->real);
-
-	if (!dev || (mp->dev && dev != mp->dev))
-		return;
 	if (mp->by_helper) {
-		helper_unmount(mp->real);
-		return;
+		/* The unmounter takes it down (lazily); waited for, up to 2 s. */
+		if (mp->unmount_fd >= 0)
+			close(mp->unmount_fd);
+		mp->unmount_fd = -1;
+		for (int i = 0; i < 200 && mounted_dev(mp); i++)
+			usleep(10 * 1000);
+		return mounted_dev(mp) ? -EBUSY : 0;
 	}
-	if (umount2(mp->real, 0) < 0 && umount2(mp->real, MNT_DETACH) == 0)
-		abort_conn(dev);
+	dev = mounted_dev(mp);
+	if (!dev || (mp->dev && dev != mp->dev))
+		return 0;
+	/* After a lazy unmount, abort the connection so busy files cannot hold us. */
+	if (umount2(mp->real, 0) == 0)
+		return 0;
+	if (umount2(mp->real, MNT_DETACH) < 0)
+		return -errno;
+	if (mp->abort_fd >= 0)
+		(void)!write(mp->abort_fd, "1", 1);
+	return 0;
 }

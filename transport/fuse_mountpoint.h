@@ -9,8 +9,16 @@
  *
  * As root, mount(2) directly. Without root, fusermount3 (setuid, from
  * Debian's fuse3) makes the mount and hands back the /dev/fuse fd over a
- * socket (its _FUSE_COMMFD protocol), and `fusermount3 -u -z` takes it
- * down; allow_other then only where /etc/fuse.conf says user_allow_other.
+ * socket (its _FUSE_COMMFD protocol), and a small unmounter process forked
+ * then runs `fusermount3 -u -z` when told (fuse_mountpoint.c says why it
+ * is the one process without a seccomp filter); allow_other only where
+ * /etc/fuse.conf says user_allow_other.
+ *
+ * Whoever takes the mount down reads the mount table, and writes the
+ * connection's abort file, through fds opened with the mount (info_fd,
+ * abort_fd) and the unmounter's pipe: the supervisor's filter opens no
+ * file, and a chrooted server has no /proc. fuse-mount hands them to
+ * sandbox_keep_fd().
  * (A FUSE mount made inside our own user namespace would be allowed, but
  * no one in the host's namespace would see it.)
  */
@@ -27,6 +35,9 @@ struct fuse_mountpoint {
 	char real[PATH_MAX]; /* canonical, as mountinfo shows it */
 	dev_t dev;          /* the mount's device (mountinfo), 0 if unknown */
 	bool by_helper;     /* made by fusermount3 */
+	int info_fd;        /* /proc/self/mountinfo of the host's namespace, or -1 */
+	int abort_fd;       /* /sys/fs/fuse/connections/N/abort (root), or -1 */
+	int unmount_fd;     /* without root: closing it makes the unmounter unmount, or -1 */
 };
 
 /*
@@ -40,7 +51,11 @@ int fuse_mountpoint_open(struct fuse_mountpoint *mp, const char *path, unsigned 
  * Unmounts it: at once when nothing holds it, else lazily, and then the
  * connection is aborted so that busy files cannot hold the server. A
  * mount that is no longer ours (gone, or another on the same path) is left.
+ * Without root: closes the unmounter's pipe and waits for the mount to go. Makes no system call but pread, umount2, write,
+ * close and clock_nanosleep (a supervisor's filter allows those). 0, or
+ * -errno when a mount of ours stays (a chrooted server has given up
+ * CAP_SYS_ADMIN and cannot unmount: -EPERM).
  */
-void fuse_mountpoint_close(struct fuse_mountpoint *mp);
+int fuse_mountpoint_close(struct fuse_mountpoint *mp);
 
 #endif

@@ -387,39 +387,6 @@ static int serve(struct p9_server *srv, struct p9_conns *all, int lfd, int sfd)
 	}
 }
 
-/*
- * In the sandbox's supervisor: the server's socket, removed when the
- * server is gone (from inside the sandbox its path is out of reach), but
- * only if it is still the one it bound, not a successor's.
- */
-struct sock_left {
-	const char *path;
-	dev_t dev;
-	ino_t ino;
-};
-
-static void sock_left_init(struct sock_left *l, const char *path)
-{
-	struct stat st;
-
-	l->path = path;
-	l->dev = 0;
-	l->ino = 0;
-	if (lstat(path, &st) == 0) {
-		l->dev = st.st_dev;
-		l->ino = st.st_ino;
-	}
-}
-
-static void sock_left_remove(void *ctx)
-{
-	struct sock_left *l = ctx;
-	struct stat st;
-
-	if (l->ino && lstat(l->path, &st) == 0 && st.st_dev == l->dev && st.st_ino == l->ino)
-		unlink(l->path);
-}
-
 /* 9p-serve's command line. */
 struct serve_args {
 	const char *sock, *dir;
@@ -522,7 +489,7 @@ int p9_serve_main(int argc, char **argv)
 {
 	struct serve_args a;
 	struct sandbox sb;
-	struct sock_left left;
+	struct unix_left left;
 	struct p9_server *srv;
 	int c, err, lfd, sfd;
 
@@ -537,8 +504,8 @@ int p9_serve_main(int argc, char **argv)
 	}
 	sandbox_init(&sb, "9p-serve", &a.sbo);
 	sb.host_ids = true;
-	sock_left_init(&left, a.sock);
-	sb.hooks = (struct sandbox_hooks){ .ended = sock_left_remove, .ctx = &left };
+	unix_left_init(&left, a.sock);
+	sb.hooks = (struct sandbox_hooks){ .ended = unix_left_remove, .ctx = &left };
 	err = sandbox_enter(&sb, &c);
 	if (err)
 		return err > 0 ? c : 1;

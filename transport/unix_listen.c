@@ -114,3 +114,23 @@ int unix_check_listener(int fd)
 		return -EINVAL;
 	return 0;
 }
+
+void unix_left_init(struct unix_left *l, const char *path)
+{
+	struct stat st;
+
+	*l = (struct unix_left){ .path = path };
+	if (path && lstat(path, &st) == 0) {
+		l->dev = st.st_dev;
+		l->ino = st.st_ino;
+	}
+}
+
+void unix_left_remove(void *ctx)
+{
+	struct unix_left *l = ctx;
+	struct stat st;
+
+	if (l->ino && lstat(l->path, &st) == 0 && st.st_dev == l->dev && st.st_ino == l->ino)
+		unlink(l->path);
+}

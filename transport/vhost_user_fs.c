@@ -89,6 +89,8 @@ static void notes(const struct vu_fs_config *c)
  */
 static int sandbox(const struct vu_fs_config *c, struct sandbox *sb, int *code)
 {
+	/* The supervisor's, to remove the socket the server leaves (--socket-path). */
+	static struct unix_left left;
 	static const char *const modes[] = { "namespace", "chroot", "none" };
 	struct sandbox_opts sbo;
 	char why[160];
@@ -101,6 +103,10 @@ static int sandbox(const struct vu_fs_config *c, struct sandbox *sb, int *code)
 	}
 	sandbox_init(sb, "vhost-user-fs", &sbo);
 	sb->host_ids = true;      /* the guest's ids are the host's, as virtiofsd */
+	if (c->socket_path) {
+		unix_left_init(&left, c->socket_path);
+		sb->hooks = (struct sandbox_hooks){ .ended = unix_left_remove, .ctx = &left };
+	}
 	r = sandbox_enter(sb, code);
 	if (r != 0)
 		return r;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* stainless: subcommand dispatch. */
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <string.h>
 
+#include "sandbox/sandbox.h"
 #include "transport/fuse_mount.h"
 #include "transport/p9_serve.h"
 #include "transport/vhost_user_fs.h"
@@ -63,6 +63,18 @@ static int seccomp_options(enum sc_command cmd, const char *name, int *argc, cha
 	return -1;
 }
 
+/*
+ * The kernel log, opened by a sandbox's supervisor before its seccomp
+ * filter (which opens no file): it reads the kill report's record there.
+ * Seeked to its end, so only records of this run count.
+ */
+static int kill_report_fd = -1;
+
+static void open_kill_report(void)
+{
+	kill_report_fd = sc_report_open();
+}
+
 static int run_command(const char *cmd, int argc, char **argv)
 {
 	if (strcmp(cmd, "run") == 0)
@@ -107,18 +119,16 @@ int main(int argc, char **argv)
 		if (rc >= 0)
 			return rc;
 		argc = argc1 + 1;
+		sandbox_on_supervise(open_kill_report);
 	}
 	int rc = run_command(cmd, argc, argv);
 	/*
 	 * The sandbox's supervisor learns a server's death from its exit code:
 	 * 128 + SIGSYS is a seccomp kill, whose audit record names the call.
 	 */
-	if (rc == 128 + SIGSYS) {
-		int kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-		sc_report_exit(stderr, kmsg, -1, SIGSYS); /* wait status: killed by SIGSYS */
-		if (kmsg >= 0)
-			close(kmsg);
-	}
+	if (rc == 128 + SIGSYS)
+		sc_report_exit(stderr, kill_report_fd, -1, SIGSYS); /* wait status: killed by SIGSYS */
+	if (kill_report_fd >= 0)
+		close(kill_report_fd);
 	return rc;
 }

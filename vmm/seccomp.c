@@ -95,12 +95,13 @@ int sc_take_args(int *argc, char **argv, struct sc_opts *o, char *err, size_t er
 		if (missing)
 			return take_fail(err, errlen, "--print-seccomp needs a role (control, vcpu, "
 					 "queue, lock-wait, console, fuse-reader, fuse-uring, "
-					 "9p-conn, vhost-user, spawner)", NULL);
+					 "9p-conn, vhost-user, spawner, supervisor, relay)", NULL);
 		if (v) {
 			if (sc_role_by_name(v) < 0)
 				return take_fail(err, errlen, "--print-seccomp: unknown role (control, vcpu, "
 						 "queue, lock-wait, console, fuse-reader, "
-						 "fuse-uring, 9p-conn, vhost-user, spawner):", v);
+						 "fuse-uring, 9p-conn, vhost-user, spawner, supervisor, "
+						 "relay):", v);
 			o->print_role = v;
 			continue;
 		}
@@ -465,19 +466,17 @@ int __lsan_is_turned_off(void)
 static enum sc_command setup_cmd;
 static enum sc_mode setup_mode;
 
-/* fs_thread's builder: every role's program, in the process that runs them. */
-static int build_all(void)
+/* fs_thread's builder: one role's program, in the process that runs it. */
+static int build_role(enum fs_role role)
 {
-	for (int r = FS_ROLE_NONE + 1; r < FS_ROLE_COUNT; r++) {
-		int rc = sc_build(setup_cmd, (enum fs_role)r, setup_mode, &programs[r]);
+	int rc = sc_build(setup_cmd, role, setup_mode, &programs[role]);
 
-		if (rc < 0) {
-			fprintf(stderr, "stainless: seccomp: cannot build the %s role's filter: %s\n",
-				fs_role_name((enum fs_role)r), strerror(-rc));
-			return rc;
-		}
-		fs_thread_set_filter((enum fs_role)r, &programs[r]);
+	if (rc < 0) {
+		fprintf(stderr, "stainless: seccomp: cannot build the %s role's filter: %s\n",
+			fs_role_name(role), strerror(-rc));
+		return rc;
 	}
+	fs_thread_set_filter(role, &programs[role]);
 	return 0;
 }
 
@@ -494,10 +493,10 @@ int sc_setup(enum sc_command cmd, enum sc_mode mode, char *err, size_t errlen)
 		snprintf(err, errlen, "SIGSYS handler: %s", strerror(-rc));
 		return rc;
 	}
-	/* Built at the first thread a command starts: after a sandbox's fork. */
+	/* Built after a sandbox's fork, in each process (fs_thread_prebuild). */
 	setup_cmd = cmd;
 	setup_mode = mode;
-	fs_thread_set_builder(build_all);
+	fs_thread_set_builder(build_role);
 	filters_set = true;
 	return 0;
 }

@@ -284,7 +284,8 @@ static const struct sc_rule run_control_rules[] = {
 static const struct sc_rule fuse_mount_control_rules[] = {
 	{ SCMP_SYS(rt_sigtimedwait), .why = "sigwait: SIGINT/SIGTERM, or a reader ending" },
 	{ SCMP_SYS(umount2), .why = "SIGINT/SIGTERM take the mount down" },
-	{ SCMP_SYS(openat), .why = "after a lazy unmount: /sys/fs/fuse/connections/N/abort" },
+	{ SCMP_SYS(pread64), .why = "/proc/self/mountinfo (opened at the mount): is it still ours" },
+	/* After a lazy unmount its abort file (opened at the mount) is written: base. */
 };
 
 static const struct sc_rule p9_serve_control_rules[] = {
@@ -293,6 +294,42 @@ static const struct sc_rule p9_serve_control_rules[] = {
 	{ SCMP_SYS(shutdown), .why = "shutdown ends every connection" },
 	{ SCMP_SYS(unlink), .why = "the socket's path at exit" },
 	{ SCMP_SYS(unlinkat), .why = "the socket's path at exit (unlink on newer glibc)" },
+};
+
+/* ---- the sandbox's processes (sandbox/sandbox.c) -------------------------- */
+
+/*
+ * Both only wait and pass signals on. Each holds one pidfd (its child's)
+ * and nothing else of the command's, so pidfd_send_signal reaches that
+ * child alone: neither may kill() at all.
+ */
+static const struct sc_rule relay_rules[] = {
+	{ SCMP_SYS(rt_sigtimedwait), .why = "sigwaitinfo: the stop signals, and SIGCHLD" },
+	{ SCMP_SYS(wait4), .why = "reap the child (pid 1: and every orphan) and take its status" },
+	{ SCMP_SYS(pidfd_send_signal), .why = "forward a stop signal to the child, by its pidfd" },
+};
+
+/* The supervisor, in the host's namespaces with root's capabilities when run by root. */
+static const struct sc_rule supervisor_rules[] = {
+	{ SCMP_SYS(prlimit64), 0, 1, { ARG_EQ(1, RLIMIT_CORE) },
+	  "the server's death by a signal is passed on as its own: no core of its own" },
+	{ SCMP_SYS(rt_sigaction), .why = "... that signal back to SIG_DFL before raising it" },
+	{ SCMP_SYS(read), .why = "the kill report: the kernel log's seccomp record (/dev/kmsg, opened before)" },
+};
+
+/* 9p-serve and vhost-user-fs: the socket the server bound, out of its reach. */
+static const struct sc_rule supervisor_socket_rules[] = {
+	{ SCMP_SYS(newfstatat), .why = "lstat: is the socket still the one bound, not a successor's" },
+	{ SCMP_SYS(unlink), .why = "remove it once the server is gone" },
+	{ SCMP_SYS(unlinkat), .why = "unlink on newer glibc" },
+};
+
+/* fuse-mount: its mount in the host's namespace. */
+static const struct sc_rule supervisor_mount_rules[] = {
+	{ SCMP_SYS(pread64), .why = "/proc/self/mountinfo (opened before): is the mount still ours" },
+	{ SCMP_SYS(umount2), .why = "a stop signal or the server's end takes the mount down (root)" },
+	/* Its abort file (opened before) is written: base. Without root, the
+	 * mount is fusermount3's auto_unmount: closing its socket is enough. */
 };
 
 /* ---- roles ------------------------------------------------------------- */
@@ -317,6 +354,12 @@ static const struct sc_group p9_conn = GROUP("9p-conn", p9_conn_rules);
 static const struct sc_group vhost_user = GROUP("vhost-user", vhost_user_rules);
 static const struct sc_group spawner = GROUP("spawner", spawner_rules);
 static const struct sc_group control = GROUP("control", control_rules);
+static const struct sc_group relay = GROUP("relay", relay_rules);
+static const struct sc_group supervisor = GROUP("supervisor", supervisor_rules);
+static const struct sc_group supervisor_socket = GROUP("supervisor: the server's socket",
+						       supervisor_socket_rules);
+static const struct sc_group supervisor_mount = GROUP("supervisor: fuse-mount's mount",
+						      supervisor_mount_rules);
 static const struct sc_group run_control = GROUP("control: run", run_control_rules);
 static const struct sc_group fuse_mount_control = GROUP("control: fuse-mount", fuse_mount_control_rules);
 static const struct sc_group p9_serve_control = GROUP("control: 9p-serve", p9_serve_control_rules);
@@ -331,6 +374,7 @@ static const struct sc_group *const role_groups[FS_ROLE_COUNT][8] = {
 	[FS_ROLE_FUSE_URING] = { &base, &server, &pinned, &fuse_uring, NULL },
 	[FS_ROLE_P9_CONN] = { &base, &server, &user_lookup, &waits, &p9_conn, NULL },
 	[FS_ROLE_VHOST_USER] = { &base, &waits, &queue_setup, &vhost_user, NULL },
+	[FS_ROLE_RELAY] = { &base, &relay, NULL },
 };
 
 /* The control role: what every command's main thread does, then its own. */
@@ -339,6 +383,14 @@ static const struct sc_group *const control_groups[][4] = {
 	[SC_CMD_FUSE_MOUNT] = { &base, &waits, &control, &fuse_mount_control },
 	[SC_CMD_9P_SERVE] = { &base, &waits, &control, &p9_serve_control },
 	[SC_CMD_VHOST_USER] = { &base, &waits, &control, &vhost_user },
+};
+
+/* The supervisor: the relay's calls, then what it cleans up on the host. */
+static const struct sc_group *const supervisor_groups[][4] = {
+	[SC_CMD_RUN] = { &base, &relay, &supervisor, NULL },
+	[SC_CMD_FUSE_MOUNT] = { &base, &relay, &supervisor, &supervisor_mount },
+	[SC_CMD_9P_SERVE] = { &base, &relay, &supervisor, &supervisor_socket },
+	[SC_CMD_VHOST_USER] = { &base, &relay, &supervisor, &supervisor_socket },
 };
 
 static unsigned add_groups(const struct sc_group *const *list, unsigned len,
@@ -367,11 +419,14 @@ unsigned sc_policy_groups(enum sc_command cmd, enum fs_role role,
 #endif
 	if (role == FS_ROLE_CONTROL)
 		return add_groups(control_groups[cmd], 4, out, n, max);
+	if (role == FS_ROLE_SUPERVISOR)
+		return add_groups(supervisor_groups[cmd], 4, out, n, max);
 	if (role != FS_ROLE_SPAWNER)
 		return add_groups(role_groups[role], 8, out, n, max);
 	/* Every thread it makes starts under its filter, then narrows it. */
 	n = add_groups((const struct sc_group *const[]){ &spawner }, 1, out, n, max);
 	for (unsigned r = 0; r < FS_ROLE_COUNT; r++)
-		n = add_groups(role_groups[r], 8, out, n, max);
+		if (FS_ROLE_IS_THREAD(r))
+			n = add_groups(role_groups[r], 8, out, n, max);
 	return n;
 }

@@ -242,8 +242,9 @@ static int vm_main_loop(struct vm *vm, int sfd)
 }
 
 /*
- * With STAINLESS_BOOT_TRACE set, report start-up cost when the vCPUs are
- * about to enter the guest: wall time since `run` began, the process's CPU
+ * With STAINLESS_BOOT_TRACE set, report start-up cost once every vCPU's
+ * thread runs under its filter and enters the guest (vcpu_start returns
+ * then), seccomp's filters built and the sandbox in place: wall time since `run` began, the process's CPU
  * time so far, and its resident memory other than guest RAM (which is a
  * shared memfd, counted as RssShmem). make bench-boot reads this line.
  */
@@ -345,7 +346,6 @@ static int vm_run(struct vm *vm, const struct timespec *t0)
 		rc = cli_run_err(-errno, "signals: %s", strerror(errno));
 		goto out;
 	}
-	vm_boot_trace(t0);
 	for (unsigned i = 0; i < vm->nr_vcpus; i++) {
 		if ((rc = vcpu_start(&vm->vcpus[i])) < 0) {
 			cli_run_err(rc, "cannot start vcpu %u: %s", i, strerror(-rc));
@@ -353,6 +353,9 @@ static int vm_run(struct vm *vm, const struct timespec *t0)
 			break;
 		}
 	}
+	/* The vCPUs are in (or entering) KVM_RUN: their threads and filters count. */
+	if (rc == 0)
+		vm_boot_trace(t0);
 	if (rc == 0 && (rc = console_start_input(&vm->console, &vm->dm.serial, vm->stop_efd,
 						 vm_quit, vm)) < 0) {
 		cli_run_err(rc, "console input: %s", strerror(-rc));

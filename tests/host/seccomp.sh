@@ -7,7 +7,9 @@
 # `stainless vhost-user-fs` (with a frontend reading) shows
 # "Seccomp: 2" and at least one filter in /proc/PID/task/*/status, and the
 # roles expected are there by thread name. Sandboxed (the default), that
-# is the server process (server_pid.inc), not its supervisor. --seccomp none leaves them
+# holds for every process of the tree: the supervisor (in the host's
+# namespaces), the pid-1 relay and the server (server_pid.inc); and
+# vhost-user-fs's socket is removed after the run. --seccomp none leaves them
 # unfiltered with one warning line; --print-seccomp ROLE prints the rules
 # and exits 0; a bad mode or role is one line on stderr and exit 2.
 # Exit 0 pass, 77 skip (last line says why), else fail.
@@ -41,26 +43,52 @@ wait_threads() {
 	done
 }
 
-confined() {
-	pid=$(server_pid "$1") what=$2; shift 2
-	names=
-	for s in /proc/"$pid"/task/*/status; do
-		n=$(awk '/^Name:/ { print $2 }' "$s")
-		m=$(awk '/^Seccomp:/ { print $2 }' "$s")
-		f=$(awk '/^Seccomp_filters:/ { print $2 }' "$s")
-		[ "$m" = 2 ] && [ "${f:-0}" -ge 1 ] || fail "$what: thread $n: Seccomp $m, $f filters"
-		names="$names $n"
+# tree PID: PID and every descendant, one a line.
+tree() {
+	echo "$1"
+	for t in /proc/"$1"/task/*; do
+		for k in $(cat "$t/children" 2>/dev/null); do tree "$k"; done
 	done
+}
+
+# confined PID WHAT NAMES...: every thread of every process of PID's tree
+# (sandboxed: the supervisor, the pid-1 relay and the server) in filter
+# mode, and the server with a thread named each NAME.
+confined() {
+	top=$1 pid=$(server_pid "$1") what=$2; shift 2
+	names= procs=0
+	for p in $(tree "$top"); do
+		procs=$((procs + 1))
+		for s in /proc/"$p"/task/*/status; do
+			n=$(awk '/^Name:/ { print $2 }' "$s")
+			m=$(awk '/^Seccomp:/ { print $2 }' "$s")
+			f=$(awk '/^Seccomp_filters:/ { print $2 }' "$s")
+			[ "$m" = 2 ] && [ "${f:-0}" -ge 1 ] ||
+				fail "$what: process $p, thread $n: Seccomp $m, $f filters"
+			[ "$p" = "$pid" ] && names="$names $n"
+		done
+	done
+	# The sandbox's line of processes: supervisor -> relay -> server.
+	[ $procs -ge 3 ] || fail "$what: $procs processes in the tree, expected 3 (sandboxed)"
 	for want in "$@"; do
 		case " $names " in
 		*" $want"*) ;;
 		*) fail "$what: no thread named $want (threads:$names)" ;;
 		esac
 	done
-	echo "ok: $what: every thread in seccomp filter mode:$names"
+	echo "ok: $what: every thread of its $procs processes in seccomp filter mode:$names"
 }
 
 # --- the options ----------------------------------------------------------
+for cmd in run fuse-mount 9p-serve vhost-user-fs; do
+	for role in supervisor relay; do
+		"$STAINLESS" $cmd --print-seccomp $role | head -n 1 | grep -q "^# role $role: [0-9]* system calls" ||
+			fail "$cmd --print-seccomp $role"
+	done
+done
+"$STAINLESS" 9p-serve --print-seccomp supervisor | grep -q "^pidfd_send_signal" ||
+	fail "the supervisor's rules do not forward signals by pidfd"
+"$STAINLESS" run --print-seccomp relay | grep -q "^kill" && fail "the relay may kill()"
 for cmd in run fuse-mount 9p-serve; do
 	out=$("$STAINLESS" $cmd --print-seccomp control 2>"$T/err") || fail "$cmd --print-seccomp: exit $?"
 	echo "$out" | head -n 1 | grep -q "^# role control: [0-9]* system calls" ||
@@ -122,7 +150,7 @@ fi
 if [ -r /dev/kvm ] && [ -w /dev/kvm ] && tests/guests/build "$T" >/dev/null 2>&1; then
 	sleep 5 | "$STAINLESS" run --kernel "$T/spin.elf" --mem 64M --cpus 2 >"$T/spin.log" 2>"$T/run.err" &
 	i=0
-	while ! VM=$(pgrep -n -f "run --kernel $T/spin.elf") && [ $i -lt 200 ]; do
+	while ! VM=$(pgrep -o -f "run --kernel $T/spin.elf") && [ $i -lt 200 ]; do
 		sleep 0.05; i=$((i + 1))
 	done
 	[ -n "$VM" ] || fail "run did not start: $(cat "$T/run.err")"
@@ -152,6 +180,9 @@ if ${CC:-cc} -O2 -D_GNU_SOURCE -I"$ROOT" -o "$T/vu_load" "$ROOT/bench/vu_load.c"
 	wait $LOAD || fail "vhost-user-fs under seccomp: the frontend failed: $(tail -n 2 "$T/vu_load.out")"
 	wait $VU; rc=$?
 	[ $rc -eq 0 ] || fail "vhost-user-fs under seccomp: exit $rc when its frontend left: $(cat "$T/vu.err")"
+	# The supervisor removes the socket the sandboxed server cannot reach.
+	[ -e "$T/vs" ] && fail "vhost-user-fs left its socket $T/vs behind"
+	echo "ok: vhost-user-fs: the socket is gone after the run"
 else
 	echo "note: vhost-user-fs part skipped (cannot build the frontend: $(head -n 1 "$T/cc.err"))"
 fi

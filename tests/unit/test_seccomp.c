@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -119,6 +120,12 @@ static int poll_now(void) { return poll(NULL, 0, 0) != 0; }
 static int poll_wait(void) { return poll(NULL, 0, 10) != 0; }
 static int recv_call(void) { char c; return !(recv(-1, &c, 1, 0) < 0 && errno == EBADF); }
 
+static int kill_parent(void) { return kill(getppid(), 0) < 0; }
+static int pidfd_signal(void) { return !(syscall(SYS_pidfd_send_signal, -1, 0, NULL, 0) < 0 && errno == EBADF); }
+static int reap(void) { return !(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD); }
+static int unlink_missing(void) { return !(unlink("/nonexistent/stainless") < 0 && errno == ENOENT); }
+static int umount_missing(void) { return !(umount2("/nonexistent/stainless", 0) < 0); }
+
 static int thread_create(void)
 {
 	pthread_t t;
@@ -136,6 +143,9 @@ static const struct { enum sc_command cmd; enum fs_role role; } every_role[] = {
 	{ SC_CMD_RUN, FS_ROLE_CONSOLE }, { SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_READER },
 	{ SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_URING }, { SC_CMD_9P_SERVE, FS_ROLE_P9_CONN },
 	{ SC_CMD_VHOST_USER, FS_ROLE_VHOST_USER }, { SC_CMD_RUN, FS_ROLE_SPAWNER },
+	{ SC_CMD_RUN, FS_ROLE_SUPERVISOR }, { SC_CMD_FUSE_MOUNT, FS_ROLE_SUPERVISOR },
+	{ SC_CMD_9P_SERVE, FS_ROLE_SUPERVISOR }, { SC_CMD_VHOST_USER, FS_ROLE_SUPERVISOR },
+	{ SC_CMD_RUN, FS_ROLE_RELAY },
 };
 #define NR_ROLES (sizeof(every_role) / sizeof(every_role[0]))
 
@@ -624,6 +634,51 @@ START_TEST(t_print_role)
 }
 END_TEST
 
+/*
+ * The sandbox's processes: they wait, reap and signal their child by
+ * pidfd; kill(), opening files, mounting and the serving calls kill them.
+ */
+START_TEST(t_supervisor)
+{
+	for (enum sc_command c = SC_CMD_RUN; c <= SC_CMD_VHOST_USER; c++) {
+		EXPECT_PASSES(c, FS_ROLE_SUPERVISOR, pidfd_signal);
+		EXPECT_PASSES(c, FS_ROLE_SUPERVISOR, reap);
+		EXPECT_SIGSYS(c, FS_ROLE_SUPERVISOR, kill_parent);
+		EXPECT_SIGSYS(c, FS_ROLE_SUPERVISOR, open_file);
+		EXPECT_SIGSYS(c, FS_ROLE_SUPERVISOR, accept_call);
+		EXPECT_SIGSYS(c, FS_ROLE_SUPERVISOR, recv_call);
+		EXPECT_SIGSYS(c, FS_ROLE_SUPERVISOR, kvm_run_ioctl);
+	}
+	/* Each command's own clean-up on the host, and no other's. */
+	EXPECT_PASSES(SC_CMD_9P_SERVE, FS_ROLE_SUPERVISOR, unlink_missing);
+	EXPECT_PASSES(SC_CMD_VHOST_USER, FS_ROLE_SUPERVISOR, unlink_missing);
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_SUPERVISOR, unlink_missing);
+	EXPECT_SIGSYS(SC_CMD_FUSE_MOUNT, FS_ROLE_SUPERVISOR, unlink_missing);
+	EXPECT_PASSES(SC_CMD_FUSE_MOUNT, FS_ROLE_SUPERVISOR, umount_missing);
+	EXPECT_SIGSYS(SC_CMD_9P_SERVE, FS_ROLE_SUPERVISOR, umount_missing);
+}
+END_TEST
+
+START_TEST(t_relay)
+{
+	EXPECT_PASSES(SC_CMD_RUN, FS_ROLE_RELAY, pidfd_signal);
+	EXPECT_PASSES(SC_CMD_RUN, FS_ROLE_RELAY, reap);
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_RELAY, kill_parent);
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_RELAY, open_file);
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_RELAY, unlink_missing);
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_RELAY, umount_missing);
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_RELAY, recv_call);
+}
+END_TEST
+
+/* The spawner's union is of thread roles: no process role's calls in it. */
+START_TEST(t_spawner_has_no_process_rules)
+{
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_SPAWNER, pidfd_signal);
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_SPAWNER, reap);
+}
+END_TEST
+
 static Suite *seccomp_suite(void)
 {
 	Suite *s = suite_create("seccomp");
@@ -645,6 +700,9 @@ static Suite *seccomp_suite(void)
 	tcase_add_test(roles, t_p9_conn);
 	tcase_add_test(roles, t_vhost_user);
 	tcase_add_test(roles, t_spawner);
+	tcase_add_test(roles, t_supervisor);
+	tcase_add_test(roles, t_relay);
+	tcase_add_test(roles, t_spawner_has_no_process_rules);
 	suite_add_tcase(s, roles);
 	tcase_add_test(threads, t_thread_from_narrower_creator);
 	tcase_add_test(threads, t_thread_bad_role);
