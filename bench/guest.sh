@@ -28,24 +28,34 @@
 # 10-50x below native and only the ratios travel. Sizes are small for that.
 #
 # Output: a table on stdout; raw lines, the table and the machine in
-# docs/benchmarks/guest_fio.txt, a plot in docs/benchmarks/guest_fio.png.
+# $OUT/guest_fio.txt, a plot in $OUT/guest_fio.png (OUT: docs/benchmarks);
+# raw samples through bench/results.inc (family guest). The nested host
+# runs under the machine-wide e2e lock (bench/e2e-lock.inc).
 # Environment: ROUNDS (3), RUNTIME (s per fio job, 5), SIZE_MB (64),
-# JOBS (comma list of seed jobs), VMMS (stainless,qemu), GUEST_LOGLEVEL
+# GUEST_JOBS (comma list of seed jobs; JOBS is still read when GUEST_JOBS
+# is unset; randread-psync-multi is the seeds' 9p-beats-virtio-fs question
+# at one queue), VMMS (stainless,qemu), GUEST_LOGLEVEL
 # (4), O, STAINLESS, E2E_MODE as for the e2e run, FIO_JOBS (the seed job
-# directory), OUT (docs/benchmarks).
+# directory), OUT (docs/benchmarks), BENCH_QUICK (1 round of one 1 s job
+# on an 8 MiB file: still a test-host boot and one guest per VMM, ~2-4 min
+# nested).
 # A benchmark prints figures; it judges nothing.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
+[ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}" "${RUNTIME:=1}" "${SIZE_MB:=8}" "${GUEST_JOBS:=randread-psync}"
 : "${O:=build}" "${ROUNDS:=3}" "${RUNTIME:=5}" "${SIZE_MB:=64}"
-: "${JOBS:=randread-psync,randread-libaio,randwrite-psync,randwrite-libaio}"
+: "${GUEST_JOBS:=${JOBS:-randread-psync,randread-libaio,randwrite-psync,randwrite-libaio,randread-psync-multi}}"
+JOBS=$GUEST_JOBS
 case $O in /*) ;; *) O=$TOP/$O ;; esac
 STAINLESS=${STAINLESS:-$O/stainless}
-OUT=${OUT:-$TOP/docs/benchmarks}
 JOBDIR=${FIO_JOBS:-$(pwd)/bench/fio-jobs}
 export STAINLESS
 . "$TOP/tests/e2e/lib.sh"
+. bench/results.inc
+. bench/e2e-lock.inc
+bench_paths
 
 die() { echo "bench-guest: $*" >&2; exit 1; }
 START=$(date +%s)
@@ -53,7 +63,7 @@ DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 REV=$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- vmm mmio devices fs 2>/dev/null || echo ' +uncommitted changes in the tree')  # the tree as measured
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 [ -x "$STAINLESS" ] || die "build first (make bench-guest does)"
-fio=$(command -v fio) || die "fio missing (apt-get install fio)"
+fio=$(command -v fio) || { echo "bench-guest: SKIP: fio missing (apt-get install fio)" >&2; exit 77; }
 [ -d "$JOBDIR" ] || die "seed fio jobs not found at $JOBDIR (FIO_JOBS=)"
 for j in ${JOBS//,/ }; do
 	[ -f "$JOBDIR/$j.job" ] || die "no seed job $JOBDIR/$j.job"
@@ -74,8 +84,10 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 raw=$T/raw
 hosts=0
-env=(SIZE_MB="$SIZE_MB" RUNTIME="$RUNTIME" JOBS="$JOBS" VMMS="${VMMS:-stainless,qemu}"
+env=(SIZE_MB="$SIZE_MB" RUNTIME="$RUNTIME" GUEST_JOBS="$JOBS" VMMS="${VMMS:-stainless,qemu}"
 	GUEST_LOGLEVEL="${GUEST_LOGLEVEL:-4}")
+e2e_lock || exit 1
+results_open guest "In-guest fio over virtio-fs; DAX and 9p: stainless beside QEMU -M microvm (+ virtiofsd; its own 9p)" "$E2E_MODE_USED"
 if [ "$E2E_MODE_USED" = direct ]; then
 	[ "$(id -u)" = 0 ] || die "direct mode needs root (tmpfs share, QEMU's passthrough 9p)"
 	env "${env[@]}" sh bench/guest-inner.sh "$ROUNDS" "$GUEST_KERNEL" "$GUEST_INITRD" \
@@ -125,6 +137,7 @@ else
 		first=$((last + 1))
 	done
 fi
+e2e_unlock
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 COLS="st-fs st-dax st-9p qemu-9p qemu-vfsd qemu-vfsd0"
@@ -147,6 +160,18 @@ BOOTS=$(awk '$1 == "GUESTBOOT" { split($2, a, "="); split($4, w, "=")
 		s[a[2]] = s[a[2]] " " w[2] ($5 == "unfinished" ? " (unfinished)" : "") }
 	END { for (v in s) printf "%s:%s; ", v, s[v] }' "$raw")
 n=$(grep -c '^GUESTFIO ' "$raw")
+# GUESTFIO vmm= dev= round= job= iops= kib_s= clat_us= err=: finished guests only.
+awk '$1 == "GUESTFIO" { delete f; for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	if (f["iops"] + 0 > 0) printf "%s,%s,ops_s,higher,%s,%s\n", f["job"], f["dev"], f["round"], f["iops"]
+	if (f["clat_us"] + 0 > 0) printf "%s,%s,clat_us,lower,%s,%s\n", f["job"], f["dev"], f["round"], f["clat_us"] }' "$raw" >>"$RESULTS_CSV"
+results_meta systems $COLS
+results_meta anchor "qemu-vfsd|qemu-vfsd0|qemu-9p"
+results_meta judge st-fs st-dax st-9p
+results_meta note "Mode: $E2E_MODE_USED ($E2E_MODE_WHY); nested = every figure under QEMU TCG with nested SVM: 10-50x below native; read the ratios."
+results_meta note "Guest: 1 vCPU; 512 MiB; the bench kernel; Debian's fio; the seed job files at 4k; --size=${SIZE_MB}M --runtime=${RUNTIME}s --direct=1 --iodepth=16 (psync at QD1); $ROUNDS rounds; each boots both VMMs (order flips) and rotates the mounts; IOPS shown as ops_s; clat_us = mean completion latency."
+results_meta note "st-fs = stainless virtio-fs cache=never; st-dax = cache=always with a 256M DAX window (-o dax; no QEMU twin: that virtiofsd has no DAX); st-9p / qemu-9p = msize 512000; qemu-vfsd / qemu-vfsd0 = QEMU vhost-user-fs-device + Debian's C virtiofsd cache=none with --thread-pool-size 64 / 0."
+results_meta note "The anchor is the best QEMU share per row (9p or virtiofsd); a -multi job is four psync jobs on four files at one request queue."
+results_close
 SECS=$(( $(date +%s) - START ))
 
 mkdir -p "$OUT"

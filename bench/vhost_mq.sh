@@ -20,20 +20,25 @@
 # q2/q1 (robust to a machine whose load changes between rounds).
 #
 # Environment: O (build dir), ROUNDS (7), SECONDS_PER (2), QUEUES ("1 2"),
-# DEPTHS ("2 16"), FILES (2), OUT (docs/benchmarks), VIRTIOFSD (/usr/lib/qemu/virtiofsd).
-# A benchmark prints figures; it judges nothing and never fails on them.
+# DEPTHS ("2 16"), MQ_FILES (2; bench-fuse's FILES is another thing),
+# OUT (docs/benchmarks), VIRTIOFSD (/usr/lib/qemu/virtiofsd), BENCH_QUICK
+# (1 round of 0.2 s samples). Raw samples: bench/results.inc, family
+# vhost-mq. A benchmark prints figures; it judges nothing and never fails
+# on them.
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
 STAINLESS=${STAINLESS:-$O/stainless}
 LOAD=${LOAD:-$O/bench/vu_load}
 VIRTIOFSD=${VIRTIOFSD:-/usr/lib/qemu/virtiofsd}
+[ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}" "${SECONDS_PER:=0.2}"
 ROUNDS=${ROUNDS:-7} SECONDS_PER=${SECONDS_PER:-2}
-QUEUES=${QUEUES:-1 2} DEPTHS=${DEPTHS:-2 16} FILES=${FILES:-2}
-OUT=${OUT:-docs/benchmarks}
+QUEUES=${QUEUES:-1 2} DEPTHS=${DEPTHS:-2 16} FILES=${MQ_FILES:-2}
+. bench/results.inc
+bench_paths
 
 die() { echo "vhost_mq: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (a private tmpfs; the C virtiofsd's sandbox)"
+[ "$(id -u)" = 0 ] || { echo "vhost_mq: SKIP: needs root (a private tmpfs; the C virtiofsd's sandbox)" >&2; exit 77; }
 [ -x "$LOAD" ] && [ -x "$STAINLESS" ] || die "build first: make O=$O all $O/bench/vu_load"
 
 COLS=""
@@ -88,6 +93,7 @@ ROWS=""
 for op in read4k write4k; do for qd in $DEPTHS; do ROWS="$ROWS $op-qd$qd"; done; done
 set -- $COLS
 NC=$#
+results_open vhost-mq "Request queues: one vhost-user-fs backend driven by bench/vu_load --queues N"
 echo "vhost_mq: $ROUNDS rounds x$ROWS x$COLS, ${SECONDS_PER}s each" >&2
 for round in $(seq "$ROUNDS"); do
 	for row in $ROWS; do
@@ -144,6 +150,13 @@ ratios() {
 		}
 	}' "$RAW"
 }
+results_kv "$RAW" mq "ops_per_s=ops_s:higher backend_cpu_us_per_op=cpu_us_op:lower p50_us=p50_us:lower p99_us=p99_us:lower"
+results_meta systems $COLS
+case " $COLS " in *" vfsd-t0-q1 "*) results_meta anchor vfsd-t0-q1 ;; esac
+results_meta judge $(for q in $QUEUES; do printf 'stainless-q%s ' "$q"; done)
+results_meta note "One frontend thread per request queue; the total depth shared between them; 4 KiB random I/O over $FILES 64 MiB tmpfs files; ${SECONDS_PER}s per sample; $ROUNDS interleaved rounds; a fresh backend per sample."
+results_meta note "vfsd-t0-q1 = QEMU's C virtiofsd --thread-pool-size=0 on one request queue; with two it answered: $VFSD_MQ"
+results_close
 FAILS=$(grep -c ' FAILED' "$RAW")
 mkdir -p "$OUT"
 REPORT=$(
