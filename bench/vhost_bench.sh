@@ -166,6 +166,7 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 results_kv "$RAW" vhost "ops_per_s=ops_s:higher backend_cpu_us_per_op=cpu_us_op:lower p50_us=p50_us:lower p99_us=p99_us:lower"
 results_meta systems $BACKENDS pread-loop
+results_meta rows $ROWS
 results_meta anchor "$(echo $ANCHOR | tr ' ' '|')"
 results_meta judge $JUDGE
 results_meta note "Our frontend: memfd memory table; split rings of 128; EVENT_IDX; kick/call eventfds; the share on tmpfs; a fresh backend per sample; $SAY_RUN per sample; $ROUNDS interleaved rounds."
