@@ -3,7 +3,10 @@
 # stainless build. Each source folder lists its own files in a build.mk
 # fragment (explicit lists, no wildcards) so folders can grow independently.
 #   make            build build/stainless
-#   make check      unit tests, host tests, e2e tests (tests/run-all)
+#   make check      unit tests, host tests, e2e tests, bench-quick (tests/run-all)
+#   make bench      every benchmark in turn, then docs/benchmarks/RESULTS.md
+#                   (bench/suite, bench/report); make bench-NAME runs one
+#   make bench-quick every benchmark in a smoke mode of seconds (BENCH_QUICK=1)
 #   make demo       boot a microVM sharing a host folder
 #   make deps       install the Debian packages everything needs (scripts/deps)
 #   make fuzz       each libFuzzer target FUZZ_SECONDS (60) from its corpus
@@ -69,7 +72,7 @@ BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-seeds
 .PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest \
-        bench-sandbox
+        bench-sandbox bench-build bench-quick bench-report
 all: $(O)/stainless
 
 $(O)/%.o: %.c
@@ -101,10 +104,10 @@ unit: $(UNIT_BINS)
 # and `demo` first install the missing Debian packages they need (the demo
 # adds QEMU only where /dev/kvm cannot boot Linux), then build.
 check:
-	$(Q)scripts/deps test
+	$(Q)scripts/deps bench
 	$(Q)$(MAKE) --no-print-directory check-run
 
-check-run: all $(UNIT_BINS)
+check-run: all $(UNIT_BINS) $(BENCH_BINS)
 	$(Q)O=$(O) tests/run-all $(UNIT_BINS)
 
 host: all
@@ -123,7 +126,21 @@ demo-run: all
 deps:
 	$(Q)scripts/deps
 
-bench: $(BENCH_BINS)
+bench-build: $(BENCH_BINS)
+
+# The suite: every family below in turn (ROUNDS=N for all of them), then
+# the report from docs/benchmarks/raw/ (bench/suite says which ran).
+bench: all $(BENCH_BINS)
+	$(Q)O=$(O) bench/suite
+
+# Each family's smoke mode (seconds; the nested ones boot one test host
+# each), its figures into /tmp/stainless-bench-quick, never reported.
+bench-quick: all $(BENCH_BINS)
+	$(Q)O=$(O) BENCH_QUICK=1 bench/suite
+
+# RESULTS.md, plots and the README's headline table from the raw results.
+bench-report:
+	$(Q)sh bench/report
 
 # Start-up cost beside QEMU microvm (nested test host where needed).
 bench-boot: all $(O)/bench/bootmeter
@@ -131,7 +148,7 @@ bench-boot: all $(O)/bench/bootmeter
 
 # Virtqueue + worker floor: empty requests through the fake driver.
 bench-vq: $(O)/bench/vq_bench
-	$(Q)$(O)/bench/vq_bench
+	$(Q)O=$(O) sh bench/vq.sh
 
 # Host FUSE backends side by side (stainless fuse-mount, passthrough_hp, tmpfs).
 bench-fuse: $(O)/stainless $(O)/bench/fuse_meta

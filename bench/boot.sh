@@ -11,9 +11,11 @@
 # QEMU prints no such event), start to the guest's init marker, CPU time of
 # the VMM's threads by then, and the VMM's resident memory without guest RAM
 # (both VMMs keep guest RAM in a shared memfd, left out by name).
-# Output: a table on stdout, raw lines and the table in docs/benchmarks/.
+# Output: a table on stdout, raw lines and the table in $OUT/boot.txt
+# (docs/benchmarks), raw samples through bench/results.inc (family boot).
+# The nested host runs under the machine-wide e2e lock (bench/e2e-lock.inc).
 #
-# Environment: ROUNDS (default 5), VCPUS (guest vCPUs for both VMMs, default
+# Environment: ROUNDS (default 5), BENCH_QUICK (1 round), VCPUS (guest vCPUs for both VMMs, default
 # 1), CMDLINE_EXTRA (more guest kernel command line words, e.g. noxsave), O,
 # STAINLESS, E2E_MODE as for the e2e run. A boot that never reaches
 # the marker is counted per VMM ("did not reach init"): with many ROUNDS this
@@ -22,13 +24,17 @@ set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
+[ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}"
 : "${O:=build}" "${ROUNDS:=5}" "${VCPUS:=1}" "${CMDLINE_EXTRA:=}"
 case $O in /*) ;; *) O=$TOP/$O ;; esac
 STAINLESS=${STAINLESS:-$O/stainless}
 export STAINLESS
 . "$TOP/tests/e2e/lib.sh"
+. bench/results.inc
+. bench/e2e-lock.inc
+bench_paths
 
-qemu=$(command -v qemu-system-x86_64) || { echo "bench-boot: qemu-system-x86_64 missing (make deps)"; exit 1; }
+qemu=$(command -v qemu-system-x86_64) || { echo "bench-boot: SKIP: qemu-system-x86_64 missing (make deps)"; exit 77; }
 meter=$O/bench/bootmeter
 [ -x "$meter" ] && [ -x "$STAINLESS" ] || { echo "bench-boot: build first (make bench-boot does)"; exit 1; }
 e2e_build_images || exit 1
@@ -37,6 +43,8 @@ e2e_say "mode: $E2E_MODE_USED -- $E2E_MODE_WHY"
 
 raw=$(mktemp)
 trap 'rm -f "$raw" "$raw.run"' EXIT
+e2e_lock || exit 1
+results_open boot "Start-up: stainless beside QEMU -M microvm booting the same kernel and initramfs to init" "$E2E_MODE_USED"
 if [ "$E2E_MODE_USED" = direct ]; then
 	sh bench/boot-inner.sh "$ROUNDS" "$GUEST_KERNEL" "$GUEST_INITRD" "$STAINLESS" \
 		"$meter" "$qemu" "$VCPUS" "$CMDLINE_EXTRA" | tee "$raw"
@@ -56,6 +64,7 @@ else
 	grep '^BOOTBENCH' "$raw.log" >"$raw"
 	rm -f "$raw.log"*
 fi
+e2e_unlock
 
 # VMM start-up alone does not need Linux: on this machine's own /dev/kvm
 # (whatever it is) the tiny ELF guest measures it without nesting costs.
@@ -79,8 +88,29 @@ median() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "n/a" || b == "n/a" || a == 0) print "n/a"; else printf "%.2fx\n", b / a }'; }
 mib() { awk -v k="$1" 'BEGIN { if (k == "n/a") print k; else printf "%.1f\n", k / 1024 }'; }
 
+# BOOTBENCH vmm=V round=N k=v...: the raw samples, in MiB where the meter
+# says KiB; stainless-tiny lines are the start-up on this machine's /dev/kvm.
+awk '$1 == "BOOTBENCH" { delete f; for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	v = f["vmm"]; r = f["round"]; sys = v == "qemu" ? "qemu-microvm" : "stainless"
+	if (v == "stainless-tiny") {
+		put("first-kvm-run-host", "wall_ms", f["first_run_wall_ms"]); put("first-kvm-run-host", "cpu_ms", f["first_run_cpu_ms"])
+		put("first-kvm-run-host", "rss_mib", f["rss_kib"] == "" ? "" : f["rss_kib"] / 1024)
+		next
+	}
+	put("init-marker", "wall_ms", f["marker_ms"]); put("init-marker", "cpu_ms", f["cpu_ms"])
+	put("vmm-rss", "rss_mib", f["rss_kib"] == "" ? "" : f["rss_kib"] / 1024)
+	put("first-kvm-run", "wall_ms", f["first_run_wall_ms"]); put("first-kvm-run", "cpu_ms", f["first_run_cpu_ms"]) }
+	function put(row, m, val) { if (val != "") printf "%s,%s,%s,lower,%s,%s\n", row, sys, m, r, val }' "$raw" >>"$RESULTS_CSV"
+results_meta systems stainless qemu-microvm
+results_meta anchor qemu-microvm
+results_meta judge stainless
+results_meta note "Mode: $E2E_MODE_USED ($E2E_MODE_WHY). Guest: $(basename "$GUEST_KERNEL"); $VCPUS vCPU(s); 256 MiB in a shared memfd (left out of the VMM's RSS); $ROUNDS interleaved rounds; QEMU: $("$qemu" --version | head -n 1)."
+results_meta note "init-marker = VMM start to the guest init's first console line; cpu_ms = the VMM's threads' CPU time by then; first-kvm-run = VMM start to its first KVM_RUN (stainless only: QEMU prints no such event); first-kvm-run-host = the same on this machine's own /dev/kvm with a tiny ELF guest (no nesting)."
+results_meta note "Anchor beyond this run: Firecracker publishes <= 8 CPU ms VMM start and <= 5 MiB overhead."
+results_close
 n=$(grep -c 'vmm=stainless .*marker_ms=' "$raw")
-out=$TOP/docs/benchmarks/boot.txt
+out=$OUT/boot.txt
+mkdir -p "$OUT"
 {
 	echo "# make bench-boot, $(date -u +%Y-%m-%d), $E2E_MODE_USED mode ($E2E_MODE_WHY)"
 	echo "# host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"

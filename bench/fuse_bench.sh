@@ -22,23 +22,30 @@
 # with the neighbours' load, so many short rounds beat a few long ones.
 #
 # Environment: O (build dir, default build), ROUNDS (5), RUNTIME (s per fio
-# job, 2), SIZE (fio file, 256M), FILES (metadata rows, 10000), OUT
+# job, 2), SIZE (fio file, 256M), FILES (metadata rows, 10000), FUSE_JOBS
+# (the seed jobs to run, space separated), BENCH_QUICK (1 round of one
+# 1 s jobs on a 16M file, 500 files), OUT
 # (directory for fuse_bench.txt/.png, default docs/benchmarks); BASE (an
 # older stainless binary, served as st-base beside st-never) and BASE_MODES
 # (its other fuse-mount flags to serve too, without "--": "uring single"
 # gives st-base-uring and st-base-single).
-# A benchmark prints figures; it judges nothing and never fails on them.
+# Raw samples: bench/results.inc, family fuse. A benchmark prints figures;
+# it judges nothing and never fails on them; without fio or passthrough_hp
+# (its anchor) it says SKIP (77).
 set -u
 cd "$(dirname "$0")/.."
 . tests/host/server_pid.inc
 O=${O:-build}
 STAINLESS=${STAINLESS:-$O/stainless}
 META=${META:-$O/bench/fuse_meta}
+[ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}" "${RUNTIME:=1}" "${SIZE:=16M}" "${FILES:=500}" \
+	"${FUSE_JOBS:=randread-psync}"
 ROUNDS=${ROUNDS:-5} RUNTIME=${RUNTIME:-2} SIZE=${SIZE:-256M} FILES=${FILES:-10000}
-OUT=${OUT:-docs/benchmarks}
+. bench/results.inc
+bench_paths
 JOBDIR=${FIO_JOBS:-$(pwd)/bench/fio-jobs}
-JOBS="randread-psync randread-libaio randwrite-psync randwrite-libaio
-      randrw-psync randrw-libaio seqread-psync seqwrite-psync"
+JOBS=${FUSE_JOBS:-randread-psync randread-libaio randwrite-psync randwrite-libaio
+      randrw-psync randrw-libaio seqread-psync seqwrite-psync}
 BACKENDS="st-never st-uring st-auto pthp-single pthp-multi tmpfs"
 BASE=${BASE:-} BASE_MODES=${BASE_MODES:-}
 PAIRS=
@@ -59,13 +66,14 @@ URING_PARAM=/sys/module/fuse/parameters/enable_uring
 URING_OLD=
 
 die() { echo "fuse_bench: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (mount(2) of FUSE and tmpfs)"
-[ -c /dev/fuse ] || die "no /dev/fuse"
-[ -x "$STAINLESS" ] && [ -x "$META" ] || die "build first: make O=$O all bench"
+skip() { echo "fuse_bench: SKIP: $*" >&2; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (mount(2) of FUSE and tmpfs)"
+[ -c /dev/fuse ] || skip "no /dev/fuse"
+[ -x "$STAINLESS" ] && [ -x "$META" ] || die "build first: make O=$O all bench-build"
 [ -z "$BASE" ] || [ -x "$BASE" ] || die "BASE=$BASE is not an executable"
-command -v fio >/dev/null || die "fio missing"
+command -v fio >/dev/null || skip "fio missing (Debian package fio)"
 [ -d "$JOBDIR" ] || die "seed fio jobs not found at $JOBDIR"
-PTHP=$(bench/passthrough_hp.sh) || die "cannot build passthrough_hp"
+PTHP=$(bench/passthrough_hp.sh) || skip "cannot build passthrough_hp (Debian's fuse3 source, libfuse3-dev, g++)"
 
 T=$(mktemp -d /tmp/fuse_bench.XXXXXX)
 declare -A PID MNT
@@ -143,7 +151,8 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 MACHINE=$(machine)  # now: the tree may change while the rounds run
 START=$(date +%s)
-echo "fuse_bench: $ROUNDS rounds x 8 fio jobs x $(echo $BACKENDS | wc -w) backends, ${RUNTIME}s each, then metadata" >&2
+results_open fuse "Host FUSE level: the seed fio jobs and metadata through the host's kernel FUSE client"
+echo "fuse_bench: $ROUNDS rounds x $(echo $JOBS | wc -w) fio jobs x $(echo $BACKENDS | wc -w) backends, ${RUNTIME}s each, then metadata" >&2
 
 HZ=$(getconf CLK_TCK)
 cpu_ticks() { # utime+stime of a server, 0 for tmpfs (no server)
@@ -204,12 +213,26 @@ cpu_samples() {
 		if (kv[1] == "cpu_us_per_file" && kv[2] >= 0) print "meta-per-file", $3, kv[2] } }' "$RAW" |
 		sort -k1,1 -k2,2 -k3,3g
 }
+results_kv "$RAW" fio "iops=ops_s:higher cpu_us_per_op=cpu_us_op:lower"
+awk '$1 == "meta" { for (i = 4; i <= NF; i++) { split($i, kv, "="); row = ""; m = "ops_s"; b = "higher"
+		if (kv[1] == "stat_per_s") row = "meta-stat"
+		if (kv[1] == "readdir_entries_per_s") row = "meta-readdir"
+		if (kv[1] == "create_unlink_per_s") row = "meta-create+unlink"
+		if (kv[1] == "cpu_us_per_file") { row = "meta-per-file"; m = "cpu_us_op"; b = "lower" }
+		if (row != "" && kv[2] != "" && kv[2] + 0 >= 0) printf "%s,%s,%s,%s,%s,%s\n", row, $3, m, b, $2, kv[2] } }' "$RAW" >>"$RESULTS_CSV"
+results_meta systems $BACKENDS
+results_meta anchor "pthp-single|pthp-multi"
+results_meta judge st-never st-uring
+results_meta note "fio: the seed job files at 4k; --size=$SIZE --runtime=${RUNTIME}s --time_based --direct=1 --iodepth=16 (psync at QD1); $ROUNDS interleaved rounds; IOPS (randrw: read+write) shown as ops_s."
+results_meta note "st-* = stainless fuse-mount: st-never --cache never (the default; /dev/fuse); st-uring --cache never --uring; st-auto --cache auto. pthp-* = libfuse's passthrough_hp --nocache (--single; default threads) from Debian fuse3 $(pkg-config --modversion fuse3). tmpfs = no FUSE (the ceiling)."
+results_meta note "meta rows: bench/fuse_meta over $FILES files (stat and create+unlink per s; readdir entries per s); meta-per-file = server CPU-µs per file of the whole cycle. FUSE over io_uring: $URING_SAY."
+results_close
 TABLE=$(samples | awk -f bench/median_table.awk \
-	-v rows="randread-psync:1 randread-libaio:1 randwrite-psync:1 randwrite-libaio:1 randrw-psync:1 randrw-libaio:1 seqread-psync:1 seqwrite-psync:1 meta-stat:1 meta-readdir:1 meta-create+unlink:1" \
+	-v rows="$(for j in $JOBS; do printf '%s:1 ' "$j"; done)meta-stat:1 meta-readdir:1 meta-create+unlink:1" \
 	-v cols="$BACKENDS" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-uring st-auto tmpfs" -v judge="st-never st-uring" \
 	-v pairs="$PAIRS")
 CPU_TABLE=$(cpu_samples | awk -f bench/median_table.awk -v lower=1 -v fmt=%.1f \
-	-v rows="randread-psync randread-libaio randwrite-psync randwrite-libaio randrw-psync randrw-libaio seqread-psync seqwrite-psync meta-per-file" \
+	-v rows="$(echo $JOBS) meta-per-file" \
 	-v cols="$(echo $BACKENDS | sed 's/ tmpfs//')" -v anchor="pthp-single pthp-multi" -v ratios="st-never st-uring st-auto" \
 	-v pairs="$(echo $PAIRS | sed 's/now\/base-best=[^ ]*//')")
 

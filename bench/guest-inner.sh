@@ -21,8 +21,8 @@
 # to reduce (and to resume from, should the test host itself die).
 #
 #   guest-inner.sh ROUNDS KERNEL INITRD STAINLESS QEMU VIRTIOFSD [FIRST_ROUND]
-# Environment: SIZE_MB (fio file, 64), RUNTIME (s per job, 5), JOBS (comma
-# list), MSIZE (9p, 512000), DAX (window, 256M), MEM (guest RAM, 512M),
+# Environment: SIZE_MB (fio file, 64), RUNTIME (s per job, 5), GUEST_JOBS
+# (comma list; a -multi job gets fio-file1..4 laid out), MSIZE (9p, 512000), DAX (window, 256M), MEM (guest RAM, 512M),
 # VMMS (stainless,qemu), GUEST_LOGLEVEL (4; a failed boot shows the
 # console's last lines), MULTI (empty; N: the -multi mode below), CPUS
 # (guest vCPUs: 1, or 2 in the -multi mode).
@@ -39,9 +39,11 @@ set -u
 rounds=$1 kernel=$2 initrd=$3 stainless=$4 qemu=$5 virtiofsd=$6 first=${7:-1}
 size_mb=${SIZE_MB:-64} runtime=${RUNTIME:-5} msize=${MSIZE:-512000}
 dax=${DAX:-256M} mem=${MEM:-512M} vmms=$(echo "${VMMS:-stainless,qemu}" | tr ',' ' ') loglevel=${GUEST_LOGLEVEL:-4}
-jobs=${JOBS:-randread-psync,randread-libaio,randwrite-psync,randwrite-libaio}
+jobs=${GUEST_JOBS:-randread-psync,randread-libaio,randwrite-psync,randwrite-libaio}
 multi=${MULTI:-} nfiles=1 cpus=${CPUS:-1}
-[ -n "$multi" ] && nfiles=4 cpus=${CPUS:-2}
+[ -n "$multi" ] && cpus=${CPUS:-2}
+case ,$jobs, in *-multi,*) nfiles=4 ;; esac
+[ -n "$multi" ] && nfiles=4
 njobs=$(echo "$jobs" | tr ',' '\n' | grep -c .)
 work=/tmp/guestfio
 share=$work/share
@@ -53,10 +55,8 @@ mkdir -p "$share"
 trap 'umount "$share" 2>/dev/null' EXIT
 trap 'exit 130' INT TERM HUP
 mount -t tmpfs -o size=$((size_mb * (nfiles + 1) + 64))m guestfio "$share" || { say "cannot mount a tmpfs share"; exit 1; }
-f=1
-while [ $f -le $nfiles ]; do
+for f in $(seq "$nfiles"); do
 	dd if=/dev/zero of="$share/fio-file$f" bs=1M count="$size_mb" 2>/dev/null || { say "cannot lay out fio-file$f"; exit 1; }
-	f=$((f + 1))
 done
 
 # rotate K A B C...: the words after K, starting at position K mod count.

@@ -33,30 +33,40 @@
 # output goes to guest_fio_multi.txt (and raw/guest-multi.csv).
 #
 # Output: a table on stdout; raw lines, the table and the machine in
-# docs/benchmarks/guest_fio.txt, a plot in docs/benchmarks/guest_fio.png.
+# $OUT/guest_fio.txt, a plot in $OUT/guest_fio.png (OUT: docs/benchmarks);
+# raw samples through bench/results.inc (family guest). The nested host
+# runs under the machine-wide e2e lock (bench/e2e-lock.inc).
 # Environment: ROUNDS (3), RUNTIME (s per fio job, 5), SIZE_MB (64),
-# JOBS (comma list of seed jobs), MULTI, CPUS, VMMS (stainless,qemu), GUEST_LOGLEVEL
+# GUEST_JOBS (comma list of seed jobs; JOBS is still read when GUEST_JOBS
+# is unset; randread-psync-multi is the seeds' 9p-beats-virtio-fs question
+# at one queue), MULTI (N: the -multi mode, family guest-multi), CPUS,
+# VMMS (stainless,qemu; stainless alone in the -multi mode), GUEST_LOGLEVEL
 # (4), O, STAINLESS, E2E_MODE as for the e2e run, FIO_JOBS (the seed job
-# directory), OUT (docs/benchmarks).
+# directory), OUT (docs/benchmarks), BENCH_QUICK (1 round of one 1 s job
+# on an 8 MiB file: still a test-host boot and one guest per VMM, ~2-4 min
+# nested).
 # A benchmark prints figures; it judges nothing.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
+[ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}" "${RUNTIME:=1}" "${SIZE_MB:=8}" "${GUEST_JOBS:=randread-psync}"
 : "${O:=build}" "${ROUNDS:=3}" "${RUNTIME:=5}" "${SIZE_MB:=64}"
 : "${MULTI:=}"
 if [ -n "$MULTI" ]; then
-	: "${JOBS:=randread-psync-multi,randread-libaio-multi,randwrite-psync-multi,randwrite-libaio-multi}"
+	: "${GUEST_JOBS:=${JOBS:-randread-psync-multi,randread-libaio-multi,randwrite-psync-multi,randwrite-libaio-multi}}"
 	: "${VMMS:=stainless}"
-else
-	: "${JOBS:=randread-psync,randread-libaio,randwrite-psync,randwrite-libaio}"
 fi
+: "${GUEST_JOBS:=${JOBS:-randread-psync,randread-libaio,randwrite-psync,randwrite-libaio,randread-psync-multi}}"
+JOBS=$GUEST_JOBS
 case $O in /*) ;; *) O=$TOP/$O ;; esac
 STAINLESS=${STAINLESS:-$O/stainless}
-OUT=${OUT:-$TOP/docs/benchmarks}
 JOBDIR=${FIO_JOBS:-$(pwd)/bench/fio-jobs}
 export STAINLESS
 . "$TOP/tests/e2e/lib.sh"
+. bench/results.inc
+. bench/e2e-lock.inc
+bench_paths
 
 die() { echo "bench-guest: $*" >&2; exit 1; }
 START=$(date +%s)
@@ -64,7 +74,7 @@ DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 REV=$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- vmm mmio devices fs 2>/dev/null || echo ' +uncommitted changes in the tree')  # the tree as measured
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 [ -x "$STAINLESS" ] || die "build first (make bench-guest does)"
-fio=$(command -v fio) || die "fio missing (apt-get install fio)"
+fio=$(command -v fio) || { echo "bench-guest: SKIP: fio missing (apt-get install fio)" >&2; exit 77; }
 [ -d "$JOBDIR" ] || die "seed fio jobs not found at $JOBDIR (FIO_JOBS=)"
 for j in ${JOBS//,/ }; do
 	[ -f "$JOBDIR/$j.job" ] || die "no seed job $JOBDIR/$j.job"
@@ -85,8 +95,15 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 raw=$T/raw
 hosts=0
-env=(SIZE_MB="$SIZE_MB" RUNTIME="$RUNTIME" JOBS="$JOBS" VMMS="${VMMS:-stainless,qemu}"
+env=(SIZE_MB="$SIZE_MB" RUNTIME="$RUNTIME" GUEST_JOBS="$JOBS" VMMS="${VMMS:-stainless,qemu}"
 	GUEST_LOGLEVEL="${GUEST_LOGLEVEL:-4}" MULTI="$MULTI" ${CPUS:+CPUS="$CPUS"})
+e2e_lock || exit 1
+if [ -n "$MULTI" ]; then
+	RESULTS_COMMAND="make bench-guest MULTI=$MULTI" results_open guest-multi \
+		"In-guest fio -multi jobs: virtio-fs queues=1 and queues=$MULTI against 9p" "$E2E_MODE_USED"
+else
+	results_open guest "In-guest fio over virtio-fs; DAX and 9p: stainless beside QEMU -M microvm (+ virtiofsd; its own 9p)" "$E2E_MODE_USED"
+fi
 if [ "$E2E_MODE_USED" = direct ]; then
 	[ "$(id -u)" = 0 ] || die "direct mode needs root (tmpfs share, QEMU's passthrough 9p)"
 	env "${env[@]}" sh bench/guest-inner.sh "$ROUNDS" "$GUEST_KERNEL" "$GUEST_INITRD" \
@@ -136,6 +153,7 @@ else
 		first=$((last + 1))
 	done
 fi
+e2e_unlock
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 COLS="st-fs st-dax st-9p qemu-9p qemu-vfsd qemu-vfsd0"
@@ -160,26 +178,27 @@ BOOTS=$(awk '$1 == "GUESTBOOT" { split($2, a, "="); split($4, w, "=")
 		s[a[2]] = s[a[2]] " " w[2] ($5 == "unfinished" ? " (unfinished)" : "") }
 	END { for (v in s) printf "%s:%s; ", v, s[v] }' "$raw")
 n=$(grep -c '^GUESTFIO ' "$raw")
-SECS=$(( $(date +%s) - START ))
-
-# The -multi mode's samples in the one raw format (bench/results.inc).
-multi_results() {
-	. "$TOP/bench/results.inc"
-	RESULTS_COMMAND="make bench-guest MULTI=$MULTI" results_open guest-multi \
-		"in-guest fio -multi jobs: virtio-fs queues=1 and queues=$MULTI against 9p" "$E2E_MODE_USED"
+# GUESTFIO vmm= dev= round= job= iops= kib_s= clat_us= err=: finished guests only.
+awk '$1 == "GUESTFIO" { delete f; for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	if (f["iops"] + 0 > 0) printf "%s,%s,ops_s,higher,%s,%s\n", f["job"], f["dev"], f["round"], f["iops"]
+	if (f["clat_us"] + 0 > 0) printf "%s,%s,clat_us,lower,%s,%s\n", f["job"], f["dev"], f["round"], f["clat_us"] }' "$raw" >>"$RESULTS_CSV"
+results_meta systems $COLS
+if [ -n "$MULTI" ]; then
 	results_meta anchor st-9p
 	results_meta judge "st-fs-q$MULTI st-fs-q1"
-	results_meta note "4 fio processes per job; ${SIZE_MB} MiB files; guest ${CPUS:-2} vCPUs; $hosts test host boot(s)"
-	awk '$1 == "GUESTFIO" { row = dev = r = iops = lat = ""
-		for (i = 2; i <= NF; i++) { split($i, kv, "=")
-			if (kv[1] == "job") row = kv[2]; if (kv[1] == "dev") dev = kv[2]; if (kv[1] == "round") r = kv[2]
-			if (kv[1] == "iops") iops = kv[2]; if (kv[1] == "clat_us") lat = kv[2] }
-		print row, dev, r, iops, lat }' "$raw" | while read -r row dev r iops lat; do
-		results_add "$row" "$dev" iops higher "$r" "$iops"
-		results_add "$row" "$dev" clat_us lower "$r" "$lat"
-	done
-	results_close
-}
+	results_meta note "-multi mode: 4 fio processes per job on fio-file1..4 of ${SIZE_MB} MiB; guest ${CPUS:-2} vCPUs; st-fs-q1 / st-fs-q$MULTI = virtio-fs cache=never with 1 / $MULTI request queues; st-9p msize=512000; in one guest"
+else
+	results_meta anchor "qemu-vfsd|qemu-vfsd0|qemu-9p"
+	results_meta judge st-fs st-dax st-9p
+fi
+results_meta note "Mode: $E2E_MODE_USED ($E2E_MODE_WHY); nested = every figure under QEMU TCG with nested SVM: 10-50x below native; read the ratios."
+GUEST_CPUS=${CPUS:-$([ -n "$MULTI" ] && echo 2 || echo 1)}
+results_meta note "Guest: $GUEST_CPUS vCPU(s); 512 MiB; the bench kernel; Debian's fio; the seed job files at 4k; --size=${SIZE_MB}M --runtime=${RUNTIME}s --direct=1 --iodepth=16 (psync at QD1); $ROUNDS rounds; each boots both VMMs (order flips) and rotates the mounts; IOPS shown as ops_s; clat_us = mean completion latency."
+results_meta note "st-fs = stainless virtio-fs cache=never; st-dax = cache=always with a 256M DAX window (-o dax; no QEMU twin: that virtiofsd has no DAX); st-9p / qemu-9p = msize 512000; qemu-vfsd / qemu-vfsd0 = QEMU vhost-user-fs-device + Debian's C virtiofsd cache=none with --thread-pool-size 64 / 0."
+results_meta note "The anchor is the best QEMU share per row (9p or virtiofsd); a -multi job is four psync jobs on four files at one request queue."
+results_close
+SECS=$(( $(date +%s) - START ))
+
 NAME=guest_fio${MULTI:+_multi}
 mkdir -p "$OUT"
 {
@@ -213,7 +232,6 @@ mkdir -p "$OUT"
 	echo "# raw"
 	cat "$raw"
 } >"$OUT/$NAME.txt"
-[ -n "$MULTI" ] && multi_results
 echo "$TABLE"
 echo
 echo "mean completion latency, us (lower is better):"

@@ -17,7 +17,9 @@
 # msize is 64 KiB for everyone: diod caps it there, and readdir figures are
 # only comparable when each Rreaddir may carry as much.
 #
-# Environment: O (build dir), ROUNDS (5), SECONDS_PER (2), OUT (docs/benchmarks).
+# Environment: O (build dir), ROUNDS (5), SECONDS_PER (2), OUT (docs/benchmarks),
+# BENCH_QUICK (1 round of 0.2 s samples). Raw samples: bench/results.inc,
+# family 9p; without diod (its anchor) it says SKIP (77).
 # Many short rounds: on 2 shared cores one sample can swing 3x with the
 # neighbours' load, and a median of five shrugs off two bad ones.
 set -u
@@ -25,8 +27,10 @@ cd "$(dirname "$0")/.."
 O=${O:-build}
 STAINLESS=${STAINLESS:-$O/stainless}
 LOAD=${LOAD:-$O/bench/p9_load}
+[ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}" "${SECONDS_PER:=0.2}"
 ROUNDS=${ROUNDS:-5} SECONDS_PER=${SECONDS_PER:-2}
-OUT=${OUT:-docs/benchmarks}
+. bench/results.inc
+bench_paths
 SERVERS="stainless diod-t1 diod"
 # BASE: another stainless binary (the tree before a change) served the same
 # way, for a before/after in one run (a now/base column).
@@ -39,10 +43,11 @@ fi
 OPS="read4k write4k getattr walk readdir"
 
 die() { echo "p9_bench: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (private tmpfs mounts)"
-[ -x "$STAINLESS" ] && [ -x "$LOAD" ] || die "build first: make O=$O all bench"
+skip() { echo "p9_bench: SKIP: $*" >&2; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (private tmpfs mounts)"
+[ -x "$STAINLESS" ] && [ -x "$LOAD" ] || die "build first: make O=$O all bench-build"
 DIOD=$(command -v diod || echo /usr/sbin/diod)
-[ -x "$DIOD" ] || die "diod missing (Debian package diod)"
+[ -x "$DIOD" ] || skip "diod missing (Debian package diod)"
 
 T=$(mktemp -d /tmp/p9_bench.XXXXXX)
 declare -A PID SOCK
@@ -102,6 +107,7 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 REV=$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs 2>/dev/null || echo '+fs-changes')  # the tree as measured
 START=$(date +%s)
+results_open 9p "9p: 9P2000.L socket servers under bench/p9_load (one Unix-socket connection)"
 echo "p9_bench: $ROUNDS rounds x 10 rows x $(echo $SERVERS | wc -w) servers, ${SECONDS_PER}s each" >&2
 for round in $(seq "$ROUNDS"); do
 	order=$(rotate "$round")
@@ -135,6 +141,13 @@ table() { # $1 field, $2 need-suffix for verdicts or "", then awk options
 	samples "$f" | awk -f bench/median_table.awk -v rows="$rows" -v cols="$SERVERS" \
 		-v anchor="diod-t1 diod" -v ratios="stainless" -v judge=stainless -v pairs="$PAIRS" "$@"
 }
+results_kv "$RAW" p9 "ops_per_s=ops_s:higher server_cpu_us_per_op=cpu_us_op:lower mib_per_s=mib_s:higher"
+results_meta systems $SERVERS
+results_meta anchor "diod-t1|diod"
+results_meta judge stainless
+results_meta note "stainless 9p-serve --msize 65536 beside diod $(dpkg-query -W -f '${Version}' diod 2>/dev/null) (diod-t1: -t 1; diod: its default worker threads); msize 64 KiB for all (diod's cap); the share on tmpfs; ${SECONDS_PER}s per sample; $ROUNDS interleaved rounds."
+results_meta note "walk = Twalk of one name + Tclunk; readdir counts entries of a 10k-entry directory (cpu_us_op per entry)."
+results_close
 OPS_T=$(table ops_per_s ":1")
 MIB_T=$(table mib_per_s "" -v fmt=%.1f | grep -v -e '^getattr' -e '^walk')
 CPU_T=$(table server_cpu_us_per_op ":1" -v fmt=%.2f -v lower=1)

@@ -7,13 +7,16 @@
 #   stainless  stainless vhost-user-fs --socket-path P --shared-dir D
 #              (when the binary has it; its rows say SKIP otherwise)
 #   vfsd-t64   QEMU's C virtiofsd --thread-pool-size=64 (the seeds' default)
+#   vfsd-t1    QEMU's C virtiofsd --thread-pool-size=1 (the seeds' "1-thread")
 #   vfsd-t0    QEMU's C virtiofsd --thread-pool-size=0 (requests served on
 #              the queue's own thread)
 # One share on a private tmpfs: a 64 MiB file, a 10,000-entry directory.
 # Rows: read4k, write4k (random 4 KiB-aligned offsets, the same for every
 # backend), getattr, lookup, readdirplus (ops are entries, latency per
 # 4 KiB request), create (CREATE + RELEASE + UNLINK, then FORGET on hiprio)
-# at queue depth 1 and 16. The C virtiofsd exits when its frontend leaves,
+# at queue depth 1 and 16, and the seeds' -multi jobs as far as a device
+# sees them: read4k-4f-qd4 and write4k-4f-qd4 (4 requests in flight, one
+# per file of four: four psync jobs on four files). The C virtiofsd exits when its frontend leaves,
 # so every sample starts its backend afresh (stainless is held to the same
 # exit, and a backend that does not exit is reported). Each round runs every
 # row on every backend before the next row, the order rotating per round;
@@ -30,27 +33,36 @@
 # Environment: O (build dir), ROUNDS (5), SECONDS_PER (2) or OPS (a fixed op
 # count per sample instead), OUT (docs/benchmarks), VIRTIOFSD
 # (/usr/lib/qemu/virtiofsd), BASE (another stainless binary: a now/base
-# column). A benchmark prints figures; it judges nothing and never fails on them.
+# column), VHOST_POOLS (the C virtiofsd's pool sizes, "64 1 0"),
+# BENCH_QUICK (1 round of 0.2 s samples). Raw samples: bench/results.inc,
+# family vhost. A benchmark prints figures; it judges nothing and never
+# fails on them; without the C virtiofsd (its anchor) it says SKIP (77).
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
 STAINLESS=${STAINLESS:-$O/stainless}
 LOAD=${LOAD:-$O/bench/vu_load}
 VIRTIOFSD=${VIRTIOFSD:-/usr/lib/qemu/virtiofsd}
+[ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}" "${SECONDS_PER:=0.2}"
 ROUNDS=${ROUNDS:-5} SECONDS_PER=${SECONDS_PER:-2} OPS=${OPS:-}
-OUT=${OUT:-docs/benchmarks}
 BASE=${BASE:-}
+VHOST_POOLS=${VHOST_POOLS:-64 1 0}
+. bench/results.inc
+bench_paths
 
 die() { echo "vhost_bench: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (a private tmpfs; the C virtiofsd's namespace sandbox)"
-[ -x "$LOAD" ] || die "build first: make O=$O bench"
-[ -x "$VIRTIOFSD" ] || die "$VIRTIOFSD missing (Debian package qemu-system-common)"
+skip() { echo "vhost_bench: SKIP: $*" >&2; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (a private tmpfs; the C virtiofsd's namespace sandbox)"
+[ -x "$LOAD" ] || die "build first: make O=$O bench-build"
+[ -x "$VIRTIOFSD" ] || skip "$VIRTIOFSD missing (Debian package qemu-system-common)"
 
 has_vhost() { "$1" vhost-user-fs --print-capabilities >/dev/null 2>&1 || "$1" vhost-user-fs --help >/dev/null 2>&1; }
-BACKENDS="vfsd-t64 vfsd-t0"
-SKIPPED=
+BACKENDS=$(for p in $VHOST_POOLS; do printf "vfsd-t%s " "$p"; done)
+ANCHOR=$(echo $BACKENDS)
+SKIPPED= JUDGE=
 if [ -x "$STAINLESS" ] && has_vhost "$STAINLESS"; then
 	BACKENDS="stainless $BACKENDS"
+	JUDGE=stainless
 else
 	SKIPPED="stainless: SKIP, $STAINLESS has no vhost-user-fs command yet (--print-capabilities and --help fail)"
 	echo "vhost_bench: $SKIPPED" >&2
@@ -70,6 +82,7 @@ mkdir -p "$T/share"
 mount -t tmpfs -o size=1g vhost_bench "$T/share" || die "cannot mount a tmpfs for the share"
 SHARE=$T/share
 head -c 64M /dev/zero >"$SHARE/file" || die "cannot lay out the file"
+for f in 1 2 3; do cp "$SHARE/file" "$SHARE/file.$f" || die "cannot lay out file.$f"; done
 mkdir "$SHARE/dir" "$SHARE/new"
 (cd "$SHARE/dir" && seq -f 'e%05g' 10000 | xargs touch) || die "cannot create 10k entries"
 
@@ -80,8 +93,8 @@ start_backend() {
 	case $b in
 	stainless) "$STAINLESS" vhost-user-fs --socket-path "$sock" --shared-dir "$SHARE" 2>>"$T/$b.err" & ;;
 	stainless-base) "$BASE" vhost-user-fs --socket-path "$sock" --shared-dir "$SHARE" 2>>"$T/$b.err" & ;;
-	vfsd-t64) MALLOC_ARENA_MAX=8 "$VIRTIOFSD" --socket-path="$sock" -o source="$SHARE" --thread-pool-size=64 2>>"$T/$b.err" & ;;
-	vfsd-t0) MALLOC_ARENA_MAX=8 "$VIRTIOFSD" --socket-path="$sock" -o source="$SHARE" --thread-pool-size=0 2>>"$T/$b.err" & ;;
+	vfsd-t*) MALLOC_ARENA_MAX=8 "$VIRTIOFSD" --socket-path="$sock" -o source="$SHARE" \
+		--thread-pool-size="${b#vfsd-t}" 2>>"$T/$b.err" & ;;
 	esac
 	PID=$!
 	for _ in $(seq 200); do [ -S "$sock" ] && return 0; kill -0 "$PID" 2>/dev/null || break; sleep 0.025; done
@@ -114,50 +127,65 @@ RAW=$T/raw
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 REV=$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs transport devices 2>/dev/null || echo '+changes')
-OPLIST="read4k write4k getattr lookup readdirplus create"
+# OP:QD[:FILES] per row, in print order.
+SPECS="read4k:1 read4k:16 write4k:1 write4k:16 getattr:1 getattr:16 lookup:1 lookup:16
+       readdirplus:1 readdirplus:16 create:1 create:16 read4k:4:4 write4k:4:4"
+row_of() { # OP:QD[:FILES] -> row name
+	local op=${1%%:*} rest=${1#*:}
+	case $rest in *:*) echo "$op-${rest#*:}f-qd${rest%%:*}" ;; *) echo "$op-qd$rest" ;; esac
+}
+ROWS=$(for s in $SPECS; do row_of "$s"; done)
 START=$(date +%s)
-echo "vhost_bench: $ROUNDS rounds x 12 rows x $(echo $BACKENDS | wc -w) backends, $SAY_RUN each" >&2
+results_open vhost "Device level over vhost-user: bench/vu_load drives each vhost-user-fs backend with the same FUSE requests"
+echo "vhost_bench: $ROUNDS rounds x $(echo $SPECS | wc -w) rows x $(echo $BACKENDS | wc -w) backends, $SAY_RUN each" >&2
 for round in $(seq "$ROUNDS"); do
 	order=$(rotate "$round")
 	res=$("$LOAD" --op pread4k --path "$SHARE/file" $RUNFOR 2>&1 | tail -n 1)
 	echo "vhost $round read4k-qd16 pread-loop $res" >>"$RAW"
-	for op in $OPLIST; do
-		for qd in 1 16; do
-			for b in $order; do
+	for spec in $SPECS; do
+		op=${spec%%:*} qd=${spec#*:} files=1
+		case $qd in *:*) files=${qd#*:} qd=${qd%%:*} ;; esac
+		row=$(row_of "$spec")
+		for b in $order; do
 				sock=$T/$b.sock
-				if ! start_backend "$b" "$sock"; then
-					echo "vhost $round $op-qd$qd $b FAILED: no socket: $(tail -n 1 "$T/$b.err")" >>"$RAW"
-					stop_backend
-					continue
-				fi
-				res=$(timeout $(( ${SECONDS_PER%.*} + 60 )) "$LOAD" --socket "$sock" --op "$op" --qd "$qd" \
-					$RUNFOR --backend-pid "$PID" 2>&1 | tail -n 1)
-				backend_exit
-				case $res in op=*) ;; *) res="FAILED: $res" ;; esac
-				echo "vhost $round $op-qd$qd $b $res${END:+ backend=$END}" >>"$RAW"
-			done
+			if ! start_backend "$b" "$sock"; then
+				echo "vhost $round $row $b FAILED: no socket: $(tail -n 1 "$T/$b.err")" >>"$RAW"
+				stop_backend
+				continue
+			fi
+			res=$(timeout $(( ${SECONDS_PER%.*} + 60 )) "$LOAD" --socket "$sock" --op "$op" --qd "$qd" \
+				--files "$files" $RUNFOR --backend-pid "$PID" 2>&1 | tail -n 1)
+			backend_exit
+			case $res in op=*) ;; *) res="FAILED: $res" ;; esac
+			echo "vhost $round $row $b $res${END:+ backend=$END}" >>"$RAW"
 		done
-		echo "  round $round/$ROUNDS $op done ($(( $(date +%s) - START ))s)" >&2
+		echo "  round $round/$ROUNDS $row done ($(( $(date +%s) - START ))s)" >&2
 	done
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
-ROWS="read4k-qd1 read4k-qd16 write4k-qd1 write4k-qd16 getattr-qd1 getattr-qd16
-      lookup-qd1 lookup-qd16 readdirplus-qd1 readdirplus-qd16 create-qd1 create-qd16"
+results_kv "$RAW" vhost "ops_per_s=ops_s:higher backend_cpu_us_per_op=cpu_us_op:lower p50_us=p50_us:lower p99_us=p99_us:lower"
+results_meta systems $BACKENDS pread-loop
+results_meta rows $ROWS
+results_meta anchor "$(echo $ANCHOR | tr ' ' '|')"
+results_meta judge $JUDGE
+results_meta note "Our frontend: memfd memory table; split rings of 128; EVENT_IDX; kick/call eventfds; the share on tmpfs; a fresh backend per sample; $SAY_RUN per sample; $ROUNDS interleaved rounds."
+results_meta note "vfsd-tN = QEMU's C virtiofsd (qemu-system-common $(dpkg-query -W -f '${Version}' qemu-system-common 2>/dev/null)) with --thread-pool-size=N; readdirplus counts entries of a 10k-entry directory; create = CREATE + RELEASE + UNLINK (+ FORGET); NAME-4f-qd4 = 4 in flight on 4 files."
+results_meta note "pread-loop = a bare pread(2) + 4 KiB copy loop on the same file: the ceiling of one core."
+[ -z "$SKIPPED" ] || results_meta note "$SKIPPED"
+results_close
 samples() { # $1: the key=value field to tabulate
 	awk -v key="$1" '$1 == "vhost" && $5 !~ /^FAILED/ { for (i = 5; i <= NF; i++) { split($i, kv, "=");
 		if (kv[1] == key && kv[2] >= 0) print $3, $4, kv[2] } }' "$RAW" | sort -k1,1 -k2,2 -k3,3g
 }
 # The issue's targets: 2x the better C virtiofsd at QD16, never slower at
 # QD1, less CPU per op everywhere.
-ROWS_OPS=$(for r in $ROWS; do case $r in *-qd1) echo "$r:1" ;; *) echo "$r:2" ;; esac; done)
-JUDGE=
-case " $BACKENDS " in *" stainless "*) JUDGE=stainless ;; esac
+ROWS_OPS=$(for r in $ROWS; do case $r in *-qd1) echo "$r:1" ;; *-qd16) echo "$r:2" ;; *) echo "$r" ;; esac; done)
 table() { # $1 field, $2 rows, then awk options
 	local f=$1 rows=$2
 	shift 2
 	samples "$f" | awk -f bench/median_table.awk -v rows="$(echo $rows)" -v cols="$BACKENDS" \
-		-v anchor="vfsd-t64 vfsd-t0" -v ratios="$JUDGE" -v judge="$JUDGE" -v pairs="$PAIRS" "$@"
+		-v anchor="$ANCHOR" -v ratios="$JUDGE" -v judge="$JUDGE" -v pairs="$PAIRS" "$@"
 }
 OPS_T=$(table ops_per_s "$ROWS_OPS")
 CPU_T=$(table backend_cpu_us_per_op "$(for r in $ROWS; do echo "$r:1"; done)" -v fmt=%.2f -v lower=1)
@@ -185,7 +213,7 @@ REPORT=$(
 	echo "# vhost_bench (make bench-vhost): vhost-user-fs backends side by side under bench/vu_load"
 	echo "# date: $DATE0 (start)  host: nproc=$(nproc)" \
 	     "cpu='$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')' kernel=$(uname -r)"
-	echo "# stainless $REV, C virtiofsd from qemu-system-common $(dpkg-query -W -f '${Version}' qemu-system-common 2>/dev/null)"
+	echo "# stainless $REV, C virtiofsd (vfsd-tN: --thread-pool-size=N) from qemu-system-common $(dpkg-query -W -f '${Version}' qemu-system-common 2>/dev/null)"
 	echo "# load average at start: $LOAD0  at end: $LOAD1  (2 cores shared with other engineers' builds)"
 	echo "# our frontend: memfd memory table, split rings of 128, EVENT_IDX, kick/call eventfds; share on tmpfs"
 	echo "# $SAY_RUN per sample, $ROUNDS interleaved rounds, a fresh backend per sample, medians;" \

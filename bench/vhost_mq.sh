@@ -20,21 +20,25 @@
 # q2/q1 (robust to a machine whose load changes between rounds).
 #
 # Environment: O (build dir), ROUNDS (7), SECONDS_PER (2), QUEUES ("1 2"),
-# DEPTHS ("2 16"), FILES (2), OUT (docs/benchmarks), VIRTIOFSD (/usr/lib/qemu/virtiofsd).
-# A benchmark prints figures; it judges nothing and never fails on them.
+# DEPTHS ("2 16"), MQ_FILES (2; bench-fuse's FILES is another thing),
+# OUT (docs/benchmarks), VIRTIOFSD (/usr/lib/qemu/virtiofsd), BENCH_QUICK
+# (1 round of 0.2 s samples). Raw samples: bench/results.inc, family
+# vhost-mq. A benchmark prints figures; it judges nothing and never fails
+# on them.
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
 STAINLESS=${STAINLESS:-$O/stainless}
 LOAD=${LOAD:-$O/bench/vu_load}
 VIRTIOFSD=${VIRTIOFSD:-/usr/lib/qemu/virtiofsd}
+[ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}" "${SECONDS_PER:=0.2}"
 ROUNDS=${ROUNDS:-7} SECONDS_PER=${SECONDS_PER:-2}
-QUEUES=${QUEUES:-1 2} DEPTHS=${DEPTHS:-2 16} FILES=${FILES:-2}
-OUT=${OUT:-docs/benchmarks}
-RESULTS_DIR=${RAW:-}   # results.inc's RAW; $RAW below is this run's sample file
+QUEUES=${QUEUES:-1 2} DEPTHS=${DEPTHS:-2 16} FILES=${MQ_FILES:-2}
+. bench/results.inc
+bench_paths
 
 die() { echo "vhost_mq: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (a private tmpfs; the C virtiofsd's sandbox)"
+[ "$(id -u)" = 0 ] || { echo "vhost_mq: SKIP: needs root (a private tmpfs; the C virtiofsd's sandbox)" >&2; exit 77; }
 [ -x "$LOAD" ] && [ -x "$STAINLESS" ] || die "build first: make O=$O all $O/bench/vu_load"
 
 COLS=""
@@ -92,6 +96,7 @@ ROWS=""
 for op in read4k write4k; do for qd in $DEPTHS; do ROWS="$ROWS $op-qd$qd"; done; done
 set -- $COLS
 NC=$#
+results_open vhost-mq "Request queues: one vhost-user-fs backend driven by bench/vu_load --queues N"
 echo "vhost_mq: $ROUNDS rounds x$ROWS x$COLS, ${SECONDS_PER}s each" >&2
 for round in $(seq "$ROUNDS"); do
 	for row in $ROWS; do
@@ -157,6 +162,15 @@ awk -v cores="$(nproc)" '$1 == "mq" && $5 ~ /^op=/ { b = c = 0
 		if (kv[1] == "client_cpu_us_per_op") c = kv[2] }
 	if (b > 0 && c > 0) $0 = $0 sprintf(" cpu_ceiling_ops_per_s=%.0f", cores * 1e6 / (b + c)) } 1' "$RAW" >"$RAW.c" &&
 	mv "$RAW.c" "$RAW"
+results_kv "$RAW" mq "ops_per_s=ops_s:higher backend_cpu_us_per_op=cpu_us_op:lower p50_us=p50_us:lower p99_us=p99_us:lower cpu_ceiling_ops_per_s=cpu_ceiling_ops_s:higher"
+results_meta systems $COLS
+case " $COLS " in *" vfsd-t0-q1 "*) results_meta anchor vfsd-t0-q1 ;; esac
+results_meta judge $(for q in $QUEUES; do printf 'stainless-q%s ' "$q"; done)
+results_meta note "One frontend thread per request queue; the total depth shared between them; 4 KiB random I/O over $FILES 64 MiB tmpfs files; ${SECONDS_PER}s per sample; $ROUNDS interleaved rounds; a fresh backend per sample."
+results_meta note "vfsd-t0-q1 = QEMU's C virtiofsd --thread-pool-size=0 on one request queue; with two it answered: $VFSD_MQ"
+results_meta note "cpu_ceiling_ops_s = nproc / (backend + frontend CPU-us per op): the ops/s this machine's cores could carry at the sample's cost"
+results_meta note "bare pread4k loop (one thread; no backend): $BARE"
+results_close
 FAILS=$(grep -c ' FAILED' "$RAW")
 mkdir -p "$OUT"
 REPORT=$(
@@ -195,22 +209,3 @@ REPORT=$(
 	cat "$RAW"
 } >"$OUT/vhost_mq.txt"
 echo "$REPORT"
-
-# The same samples in the one raw format (bench/results.inc).
-SAMPLES=$RAW
-RAW=$RESULTS_DIR
-[ -n "$RAW" ] || unset RAW
-. bench/results.inc
-results_open vhost-mq "vhost-user-fs request queues: 1 and N under bench/vu_load --queues" none
-results_meta anchor stainless-q1
-results_meta judge "$(for q in $QUEUES; do [ "$q" = 1 ] || printf 'stainless-q%s ' "$q"; done)"
-results_meta note "bare pread4k loop: $BARE"
-awk '$1 == "mq" && $5 ~ /^op=/ { for (i = 5; i <= NF; i++) { split($i, kv, "=")
-		if (kv[1] == "ops_per_s") print $3, $4, "ops_s", "higher", $2, kv[2]
-		if (kv[1] == "backend_cpu_us_per_op") print $3, $4, "cpu_us_op", "lower", $2, kv[2]
-		if (kv[1] == "p99_us") print $3, $4, "p99_us", "lower", $2, kv[2]
-		if (kv[1] == "cpu_ceiling_ops_per_s") print $3, $4, "cpu_ceiling_ops_s", "higher", $2, kv[2] } }' "$SAMPLES" |
-	while read -r row sys metric better round value; do
-		results_add "$row" "$sys" "$metric" "$better" "$round" "$value"
-	done
-results_close
