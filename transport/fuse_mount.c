@@ -50,8 +50,9 @@
  * (2026-12-01, fio 4k direct, 5 rounds): randread psync 22k IOPS with one
  * reader, 61k with two; randwrite libaio QD16 244k / 224k (noisy, 138k to
  * 269k); README has the bench-fuse table. No directory read-ahead
- * (fuse_server_idle): its buffer is per thread and two readers take turns,
- * so it gained nothing (10k entries, 5 rounds: 2.09M vs 2.12M entries/s).
+ * (fuse_server_idle): a reader blocked in read(2) has no idle moment to
+ * give it, and when measured (with the continuation still per thread) it
+ * gained nothing (10k entries, 5 rounds: 2.09M vs 2.12M entries/s).
  */
 #define MOUNT_READERS 2
 

@@ -17,6 +17,8 @@
 #include "fs/fuse/fuse_inode.h"
 #include "fs/fuse/fuse_slots.h"
 
+struct fuse_dir_rest;
+
 struct fuse_handle {
 	struct fuse_slot slot;  /* first: the table's bookkeeping */
 	_Atomic bool released;
@@ -25,7 +27,7 @@ struct fuse_handle {
 	fs_nowait_state nowait_off[2]; /* [is_write]: what the file said to RWF_NOWAIT (fs_io.h) */
 	struct fuse_inode *inode; /* referenced while the handle lives */
 	pthread_mutex_t dir_mu; /* directories: one READDIR at a time */
-	uint64_t dir_stamp;     /* stamp of its last READDIR, under dir_mu (fuse_ops_dir.c) */
+	struct fuse_dir_rest *dir_rest; /* entries read, not yet sent; under dir_mu (fuse_ops_dir.c) */
 };
 
 struct fuse_htable {

@@ -427,6 +427,16 @@ known:
 	return 0;
 }
 
+struct fuse_inode *fuse_inode_find(struct fuse_itable *t, const struct stat *st)
+{
+	struct fuse_inode *ino;
+
+	pthread_mutex_lock(&t->mu);
+	ino = find_known(t, st);
+	pthread_mutex_unlock(&t->mu);
+	return ino;
+}
+
 struct fuse_inode *fuse_inode_get(struct fuse_itable *t, uint64_t nodeid)
 {
 	return (struct fuse_inode *)fuse_slot_get(&t->slots, nodeid);

@@ -133,6 +133,12 @@ int fuse_itable_set_root(struct fuse_itable *t, int fd, const struct stat *st,
 int fuse_inode_lookup_add(struct fuse_itable *t, int fd, const struct stat *st,
 			  dev_t parent_dev, struct fuse_inode **out);
 
+/*
+ * The known inode for st, with one client lookup counted and a reference
+ * taken, or NULL when the table has none (nothing counted).
+ */
+struct fuse_inode *fuse_inode_find(struct fuse_itable *t, const struct stat *st);
+
 /* A referenced inode for nodeid, or NULL if it names none. */
 struct fuse_inode *fuse_inode_get(struct fuse_itable *t, uint64_t nodeid);
 void fuse_inode_ref(struct fuse_inode *ino);

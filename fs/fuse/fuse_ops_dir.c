@@ -5,23 +5,25 @@
  * client's offset (a getdents64 d_off cookie) and fills the whole reply in
  * one pass.
  *
- * Entries read from the host that did not fit are kept in the serving
- * thread's continuation buffer, tagged with the offset the client will ask
- * for next and a stamp, unique across the server, that the READDIR also
- * left on its handle. The next READDIR that finds both (the same handle,
- * nobody else reading it in between, a client reading on) starts from them
- * without a seek, exactly where the fd stands; anything else seeks and
- * reads afresh, so the buffer can never serve entries out of place. On a
- * 10,000-entry directory this saves a third of the getdents64 work and
- * every lseek.
+ * Entries read from the host that did not fit stay with the handle (its
+ * fuse_dir_rest), tagged with the offset the client will ask for next; the
+ * handle's fd stands right after them. The next READDIR on that handle
+ * that asks for that offset takes them and reads on without a seek;
+ * any other offset seeks and reads afresh, so they can never be served
+ * out of place. They belong to the handle, not to the serving thread, so
+ * clients reading several directories at once (a guest's readers sharing
+ * one queue, fuse-mount's readers taking turns) keep theirs: with one
+ * buffer per thread every such switch dropped what was read and seeked
+ * (bench-vhost readdirplus QD16: 16 handles on one queue; see the commit
+ * that made them per handle for the figures).
  *
  * Read-ahead: a READDIR that stopped because its reply was full marks its
- * handle; when the transport next runs out of requests it calls
- * fuse_dir_read_ahead() (the server's idle work), which tops the buffer up from the host while the
- * client is still unpacking the reply, under the same conditions (the same
- * handle, still open, nobody reading it since). The next READDIR then only
- * copies. Reading a large directory is getdents64 on the host and the
- * client's own parsing, one after the other; this overlaps the two.
+ * handle in the serving thread; when the transport next runs out of
+ * requests it calls fuse_dir_read_ahead() (the server's idle work), which
+ * tops the handle's buffer up from the host while the client is still
+ * unpacking the reply. The next READDIR then only copies. Reading a large
+ * directory is getdents64 on the host and the client's own parsing, one
+ * after the other; this overlaps the two.
  */
 #include "fs/fuse/fuse_int.h"
 
@@ -29,7 +31,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -46,43 +47,22 @@ struct host_dirent {
 };
 
 #define DIR_REPLY_MAX (1u << 20)
-/* Two replies' worth for the usual 32 KiB READDIR: one to send, one ahead. */
+/* The most a handle keeps: two replies' worth for the usual 32 KiB READDIR. */
 #define DIR_BUF 65536
 
-/* One per serving thread: host entries read but not yet sent. */
-struct dir_rest {
-	uint64_t stamp;         /* also in the handle's dir_stamp while current */
-	int64_t resume_off;     /* the offset a client reading on sends */
-	uint32_t pos, len;      /* unsent entries: buf[pos, len) */
-	bool ahead;             /* read ahead on ahead_fh when idle */
-	struct fuse_server *ahead_srv;
-	uint64_t ahead_fh;
-	_Alignas(8) uint8_t buf[DIR_BUF];
+/* A directory handle's host entries read and not yet sent (see the top). */
+struct fuse_dir_rest {
+	int64_t resume_off;     /* the offset a client reading on sends; -1: none */
+	uint32_t pos, len, cap; /* unsent entries: buf[pos, len) of cap */
+	_Alignas(8) uint8_t buf[];
 };
 
-static _Atomic uint64_t dir_stamps;  /* 0 is never handed out */
-static pthread_key_t dir_rest_key;
-static pthread_once_t dir_rest_once = PTHREAD_ONCE_INIT;
-
-static void dir_rest_key_make(void)
-{
-	/* Freed when its thread ends (workers come and go with resets). */
-	(void)pthread_key_create(&dir_rest_key, free);
-}
-
-/* This thread's buffer; made on first use when make is set, else NULL. */
-static struct dir_rest *dir_rest_get(bool make)
-{
-	struct dir_rest *dr;
-
-	pthread_once(&dir_rest_once, dir_rest_key_make);
-	dr = pthread_getspecific(dir_rest_key);
-	if (!dr && make && (dr = calloc(1, sizeof(*dr))) && pthread_setspecific(dir_rest_key, dr)) {
-		free(dr);
-		dr = NULL;
-	}
-	return dr;
-}
+/* The last READDIR on this thread, for read-ahead when it goes idle. */
+static __thread struct {
+	bool ahead;
+	struct fuse_server *srv;
+	uint64_t fh;
+} dir_last;
 
 int fuse_op_opendir(struct fuse_call *c)
 {
@@ -148,52 +128,105 @@ static size_t make_record(struct fuse_server *s, struct fuse_handle *h, bool plu
 }
 
 /*
- * Takes the continuation if it belongs to this read (see the top of the
- * file); otherwise seeks the fd. Returns 0 or -errno.
+ * How much a handle keeps for a reply of this size: about two replies'
+ * worth of host entries, one to send and one ahead, not more. A host
+ * entry is about the size of a READDIR record and a fifth of a
+ * READDIRPLUS one. The buffer lives as long as the handle (as a libc DIR
+ * stream's does), so it is sized by what the client asks for, not by the
+ * largest reply: a 4 KiB READDIRPLUS keeps 4 KiB.
  */
-static int dir_resume(struct dir_rest *dr, const struct fuse_handle *h, uint64_t offset)
+static uint32_t rest_cap(size_t reply, bool plus)
 {
-	if (dr->pos < dr->len && dr->stamp == h->dir_stamp && dr->resume_off == (int64_t)offset)
-		return 0;
-	dr->pos = dr->len = 0;
-	return lseek(h->fd, (off_t)offset, SEEK_SET) < 0 ? -errno : 0;
+	size_t want = plus ? reply : 2 * reply;
+
+	return want < 2048 ? 2048 : want > DIR_BUF ? DIR_BUF : (uint32_t)want;
+}
+
+/* h's buffer, made (or grown) for a reply of this size; NULL: no memory. */
+static struct fuse_dir_rest *dir_rest_get(struct fuse_handle *h, size_t reply, bool plus)
+{
+	uint32_t cap = rest_cap(reply, plus);
+	struct fuse_dir_rest *dr = h->dir_rest;
+
+	if (dr && dr->cap >= cap)
+		return dr;
+	dr = realloc(dr, sizeof(*dr) + cap);
+	if (!dr)
+		return NULL;
+	if (!h->dir_rest)
+		*dr = (struct fuse_dir_rest){ .resume_off = -1 };
+	dr->cap = cap;
+	h->dir_rest = dr;
+	return dr;
 }
 
 /*
- * How much to ask getdents64 for when the buffer is empty: about what the
- * reply can hold, not the whole buffer. A host entry is about the size of
- * a READDIR record and a fifth of a READDIRPLUS one; reading far beyond
- * that is wasted whenever the next request on this thread is for another
- * handle (clients reading several directories at once, a queue shared by
- * many readers: the continuation then holds the wrong handle's entries and
- * is dropped). bench-vhost readdirplus at QD16 (16 handles on one queue)
- * read 64 KiB per 4 KiB reply before. Sequential reading loses nothing:
- * what was read and not sent stays in the continuation, and idle
- * read-ahead tops it up.
+ * Reads on from what the handle kept when the client asks for where it
+ * stopped; otherwise seeks the fd and drops it. Returns 0 or -errno.
  */
-static size_t fresh_read(size_t reply, bool plus)
+static int dir_resume(struct fuse_dir_rest *dr, const struct fuse_handle *h, uint64_t offset)
 {
-	size_t want = plus ? reply / 2 : reply;
+	if (dr->resume_off >= 0 && dr->resume_off == (int64_t)offset)
+		return 0;
+	dr->pos = dr->len = 0;
+	dr->resume_off = -1;
+	if (lseek(h->fd, (off_t)offset, SEEK_SET) < 0)
+		return -errno;
+	dr->resume_off = (int64_t)offset;
+	return 0;
+}
 
-	return want < 1024 ? 1024 : want > DIR_BUF ? DIR_BUF : want;
+/* Fills the reply at hl + *pos from dr and the host; sets *full when it is. */
+static int dir_fill(struct fuse_call *c, struct fuse_handle *h, struct fuse_dir_rest *dr,
+		    bool plus, size_t size, size_t *pos, bool *full)
+{
+	const size_t hl = sizeof(struct fuse_out_header);
+	_Alignas(8) uint8_t rec[sizeof(struct fuse_direntplus) + NAME_MAX + 8];
+
+	while (!*full) {
+		if (dr->pos == dr->len) {
+			long n = syscall(SYS_getdents64, h->fd, dr->buf, dr->cap);
+
+			dr->pos = dr->len = 0;
+			if (n <= 0)
+				return n < 0 && *pos == 0 ? -errno : 0;
+			dr->len = (uint32_t)n;
+		}
+		while (dr->pos < dr->len) {
+			const struct host_dirent *d = (const void *)(dr->buf + dr->pos);
+			size_t namelen = strnlen(d->d_name, NAME_MAX + 1);
+			size_t need = FUSE_DIRENT_ALIGN((plus ? FUSE_NAME_OFFSET_DIRENTPLUS
+							      : FUSE_NAME_OFFSET) + namelen);
+
+			if (namelen <= NAME_MAX) {
+				/* Room first: a lookup must not be counted for nothing. */
+				if (*pos + need > size) {
+					*full = true;
+					break;
+				}
+				size_t got = make_record(c->srv, h, plus, d, namelen, rec);
+				fs_iov_write(c->req->out, c->req->nout, hl + *pos, rec, got);
+				*pos += got;
+			}
+			dr->resume_off = d->d_off;
+			dr->pos += d->d_reclen;
+		}
+	}
+	return 0;
 }
 
 static int do_readdir(struct fuse_call *c, bool plus)
 {
 	struct fuse_read_in in;
 	size_t hl = sizeof(struct fuse_out_header), size, pos = 0;
-	_Alignas(8) uint8_t rec[sizeof(struct fuse_direntplus) + NAME_MAX + 8];
 	struct fuse_handle *h;
-	struct dir_rest *dr;
+	struct fuse_dir_rest *dr;
 	bool full = false;
 	int r;
 
 	memcpy(&in, c->arg, sizeof(in));
 	if (in.offset > (uint64_t)INT64_MAX || c->outcap < hl)
 		return -EINVAL;
-	dr = dir_rest_get(true);
-	if (!dr)
-		return -ENOMEM;
 	h = fuse_handle_get(&c->srv->ht, in.fh);
 	if (!h)
 		return -EBADF;
@@ -207,43 +240,15 @@ static int do_readdir(struct fuse_call *c, bool plus)
 	if (size > DIR_REPLY_MAX)
 		size = DIR_REPLY_MAX;
 	pthread_mutex_lock(&h->dir_mu);
-	r = dir_resume(dr, h, in.offset);
-	while (!r && !full) {
-		if (dr->pos == dr->len) {
-			long n = syscall(SYS_getdents64, h->fd, dr->buf, fresh_read(size, plus));
-
-			if (n <= 0) {
-				if (n < 0 && pos == 0)
-					r = -errno;
-				break;
-			}
-			dr->pos = 0;
-			dr->len = (uint32_t)n;
-		}
-		while (dr->pos < dr->len) {
-			const struct host_dirent *d = (const void *)(dr->buf + dr->pos);
-			size_t namelen = strnlen(d->d_name, NAME_MAX + 1);
-			size_t need = FUSE_DIRENT_ALIGN((plus ? FUSE_NAME_OFFSET_DIRENTPLUS
-							      : FUSE_NAME_OFFSET) + namelen);
-
-			if (namelen <= NAME_MAX) {
-				/* Room first: a lookup must not be counted for nothing. */
-				if (pos + need > size) {
-					full = true;
-					break;
-				}
-				size_t got = make_record(c->srv, h, plus, d, namelen, rec);
-				fs_iov_write(c->req->out, c->req->nout, hl + pos, rec, got);
-				pos += got;
-				dr->resume_off = d->d_off;
-			}
-			dr->pos += d->d_reclen;
-		}
-	}
-	dr->stamp = h->dir_stamp = atomic_fetch_add(&dir_stamps, 1) + 1;
-	dr->ahead = !r && full;
-	dr->ahead_srv = c->srv;
-	dr->ahead_fh = in.fh;
+	dr = dir_rest_get(h, size, plus);
+	r = dr ? dir_resume(dr, h, in.offset) : -ENOMEM;
+	if (!r)
+		r = dir_fill(c, h, dr, plus, size, &pos, &full);
+	if (r && dr)
+		dr->resume_off = -1;  /* where the fd stands is unknown now */
+	dir_last.ahead = !r && full;
+	dir_last.srv = c->srv;
+	dir_last.fh = in.fh;
 	if (!r)
 		r = fuse_reply_hdr(c->req, c->h.unique, pos);
 	pthread_mutex_unlock(&h->dir_mu);
@@ -251,33 +256,39 @@ static int do_readdir(struct fuse_call *c, bool plus)
 	return r;
 }
 
+/* Under h->dir_mu: tops h's buffer up when half of it or more is sent. */
+static bool dir_top_up(struct fuse_handle *h)
+{
+	struct fuse_dir_rest *dr = h->dir_rest;
+	uint32_t rest;
+	long n;
+
+	if (!dr || dr->resume_off < 0 || dr->len - dr->pos > dr->cap / 2)
+		return false;
+	rest = dr->len - dr->pos;
+	memmove(dr->buf, dr->buf + dr->pos, rest);
+	dr->pos = 0;
+	dr->len = rest;
+	n = syscall(SYS_getdents64, h->fd, dr->buf + rest, dr->cap - rest);
+	if (n > 0)
+		dr->len += (uint32_t)n;
+	return true;
+}
+
 bool fuse_dir_read_ahead(struct fuse_server *s)
 {
-	struct dir_rest *dr;
 	struct fuse_handle *h;
 	bool worked = false;
 
-	dr = dir_rest_get(false);
-	if (!dr || !dr->ahead || dr->ahead_srv != s)
+	if (!dir_last.ahead || dir_last.srv != s)
 		return false;
-	dr->ahead = false;
-	h = fuse_handle_get(&s->ht, dr->ahead_fh);
+	dir_last.ahead = false;
+	h = fuse_handle_get(&s->ht, dir_last.fh);
 	if (!h)
 		return false;       /* released meanwhile */
-	/* Busy means another thread reads it now: its stamp will differ anyway. */
+	/* Busy means another thread reads it now: no need to read ahead. */
 	if (pthread_mutex_trylock(&h->dir_mu) == 0) {
-		if (h->dir_stamp == dr->stamp && dr->len - dr->pos <= DIR_BUF / 2) {
-			uint32_t rest = dr->len - dr->pos;
-			long n;
-
-			memmove(dr->buf, dr->buf + dr->pos, rest);
-			dr->pos = 0;
-			dr->len = rest;
-			n = syscall(SYS_getdents64, h->fd, dr->buf + rest, DIR_BUF - rest);
-			if (n > 0)
-				dr->len += (uint32_t)n;
-			worked = true;
-		}
+		worked = dir_top_up(h);
 		pthread_mutex_unlock(&h->dir_mu);
 	}
 	fuse_handle_put(&s->ht, h, &s->it);

@@ -106,11 +106,33 @@ int fuse_enter_fd(struct fuse_server *s, struct fuse_inode *parent, int fd,
 	return 0;
 }
 
+/*
+ * A name whose inode the table already knows needs no new fd: one stat by
+ * name finds it, as the fd's own stat would (the table matches device and
+ * inode number either way), where open, fstat and close are three calls;
+ * a name that is not there ends here too. The name is one checked
+ * component, so the stat stays beneath dirfd as the open does. Anything
+ * else (a new inode, an error other than ENOENT) takes the open, which
+ * also gives the table the fd it keeps.
+ */
 int fuse_lookup_entry(struct fuse_server *s, struct fuse_inode *parent, int dirfd,
 		      const char *name, struct fuse_entry_out *e)
 {
-	int fd = fs_open_beneath(dirfd, name, O_PATH, 0);
+	struct fuse_inode *ino;
+	struct stat st;
+	int fd;
 
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		ino = fuse_inode_find(&s->it, &st);
+		if (ino) {
+			fuse_fill_entry(s, ino, &st, e);
+			fuse_inode_put(&s->it, ino); /* the lookup count keeps it */
+			return 0;
+		}
+	} else if (errno == ENOENT) {
+		return -ENOENT;
+	}
+	fd = fs_open_beneath(dirfd, name, O_PATH, 0);
 	return fd < 0 ? fd : fuse_enter_fd(s, parent, fd, e);
 }
 

@@ -162,6 +162,44 @@ START_TEST(lookup_getattr_forget)
 }
 END_TEST
 
+/*
+ * A LOOKUP of a name whose inode the table knows is answered from a stat
+ * of the name (fuse_lookup_entry): it must still follow the host. A name
+ * renamed over on the host gives the new inode, not the one the table
+ * knew; a name removed gives ENOENT; a known symlink is itself, each
+ * lookup counted.
+ */
+START_TEST(lookup_known_name_follows_the_host)
+{
+	struct fuse_entry_out e, e2;
+	struct stat st;
+
+	tf_write_host("f", "12345");
+	tf_write_host("g", "1234567");
+	ck_assert_int_eq(tf_lookup(FUSE_ROOT_ID, "f", &e), 0);
+	ck_assert_int_eq(tf_lookup(FUSE_ROOT_ID, "g", &e2), 0);
+	ck_assert_int_eq(rename(tf_path("g"), tf_path("f")), 0);
+	ck_assert_int_eq(stat(tf_path("f"), &st), 0);
+	ck_assert_int_eq(tf_lookup(FUSE_ROOT_ID, "f", &e), 0);
+	ck_assert_uint_eq(e.nodeid, e2.nodeid);  /* g's node, known already */
+	ck_assert_uint_eq(e.attr.ino, st.st_ino);
+	ck_assert_uint_eq(e.attr.size, 7);
+	ck_assert_int_eq(unlink(tf_path("f")), 0);
+	ck_assert_int_eq(tf_lookup(FUSE_ROOT_ID, "f", &e), -ENOENT);
+
+	ck_assert_int_eq(symlink("f", tf_path("l")), 0);
+	ck_assert_int_eq(tf_lookup(FUSE_ROOT_ID, "l", &e), 0);
+	ck_assert_int_eq(tf_lookup(FUSE_ROOT_ID, "l", &e2), 0);
+	ck_assert_uint_eq(e2.nodeid, e.nodeid);
+	ck_assert(S_ISLNK(e2.attr.mode));
+	/* Two lookups counted: one FORGET keeps it. */
+	struct fuse_forget_in fin = { .nlookup = 1 };
+	ck_assert_int_eq(tf_send(tf_build(FUSE_FORGET, e.nodeid, &fin, sizeof(fin),
+					  NULL, NULL, NULL, 0), NULL), 0);
+	ck_assert_int_eq(tf_getattr(e.nodeid, NULL), 0);
+}
+END_TEST
+
 START_TEST(setattr_all)
 {
 	struct fuse_entry_out e;
@@ -527,6 +565,7 @@ int main(void)
 	tcase_add_test(tc, init_offers_io_uring);
 	tcase_add_test(tc, init_no_readdirplus_at_cache_never);
 	tcase_add_test(tc, lookup_getattr_forget);
+	tcase_add_test(tc, lookup_known_name_follows_the_host);
 	tcase_add_test(tc, setattr_all);
 	tcase_add_test(tc, symlink_readlink_mknod_mkdir);
 	tcase_add_test(tc, rename_and_link);
