@@ -10,9 +10,34 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/*
+ * Whether this process switches ids per request, and the ids it returns
+ * to. Root does; so does a server in a user namespace that maps more ids
+ * than its own (fs_creds_switch_ids), whatever its own id is there: with
+ * fuse-mount's maps that keep ids it is the user, not 0. Set before any
+ * serving thread starts and only read after.
+ */
+static int switching = -1;      /* -1: not decided yet (root or not) */
+static uid_t own_uid;
+static gid_t own_gid;
+
+void fs_creds_switch_ids(uid_t uid, gid_t gid)
+{
+	switching = 1;
+	own_uid = uid;
+	own_gid = gid;
+}
+
+static bool switches(void)
+{
+	if (switching < 0)
+		switching = geteuid() == 0; /* own ids 0 */
+	return switching;
+}
+
 int fs_creds_set(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups)
 {
-	if (geteuid() != 0)
+	if (!switches())
 		return 0;
 	/*
 	 * Groups first, while fsuid is still 0 and we may change them. EPERM
@@ -33,10 +58,10 @@ int fs_creds_set(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups)
 
 void fs_creds_reset(void)
 {
-	if (geteuid() != 0)
+	if (!switches())
 		return;
-	setfsuid(0);
-	setfsgid(0);
+	setfsuid(own_uid);
+	setfsgid(own_gid);
 	syscall(SYS_setgroups, 0, NULL);
 }
 

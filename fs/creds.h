@@ -16,11 +16,20 @@
  * supplementary groups (per-thread: setfsuid/setfsgid and the raw setgroups
  * syscall, which unlike glibc's wrapper does not touch other threads), so
  * permission checks are the host kernel's. Only effective when running as
- * root; otherwise a no-op that reports success. fs_creds_reset() goes back
- * to root with no supplementary groups.
+ * root or after fs_creds_switch_ids(); otherwise a no-op that reports
+ * success (a non-root process can act as itself alone). fs_creds_reset()
+ * goes back to the process's own ids (root's) with no supplementary groups.
  */
 int fs_creds_set(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups);
 void fs_creds_reset(void);
+
+/*
+ * Switch ids per request although not root: a user namespace maps more ids
+ * than the process's own (--uid-map), and it holds CAP_SETUID/CAP_SETGID
+ * there; uid/gid are its own ids, fs_creds_reset()'s. Before any serving
+ * thread starts.
+ */
+void fs_creds_switch_ids(uid_t uid, gid_t gid);
 
 /*
  * The capabilities a passthrough needs: FS_CAPS_KEEP, as a mask of

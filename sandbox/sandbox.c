@@ -390,6 +390,9 @@ static int enter(struct sandbox *sb, int *exit_code)
 	case SANDBOX_NAMESPACE:
 		break;
 	}
+	if (sb->kernel_ids && !sandbox_maps_keep_ids(&sb->opts))
+		return sandbox_fail(sb, -EINVAL, "--uid-map/--gid-map: the host's kernel names "
+				    "host ids here, so each map must keep them (:ID:ID:COUNT:)");
 	return enter_namespaces(sb, exit_code);
 }
 
@@ -476,6 +479,9 @@ int sandbox_lockdown(struct sandbox *sb)
 		r = sandbox_join_net(sb);
 		if (r == 0)
 			r = sandbox_build_root(sb);
+		/* More ids mapped than one's own: serve each caller as itself (creds.h). */
+		if (r == 0 && sb->userns && (sb->opts.nuid || sb->opts.ngid))
+			fs_creds_switch_ids(geteuid(), getegid());
 		break;
 	}
 	if (r == 0)

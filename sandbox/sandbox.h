@@ -104,6 +104,15 @@ struct sandbox {
 	 * a guest's ids) the user is root inside.
 	 */
 	bool host_ids;
+	/*
+	 * The client is the host's own kernel (fuse-mount): its requests, and
+	 * the attributes and permission checks (default_permissions) it bases
+	 * on the replies, are in host ids, which the server passes to the
+	 * kernel unchanged. So every --uid-map/--gid-map line must keep the
+	 * ids it names (inside = outside): any other map would give a caller's
+	 * file to another host id and show the user's own files as root's.
+	 */
+	bool kernel_ids;
 	struct sandbox_hooks hooks;
 	unsigned nbinds;
 	struct sandbox_bind binds[SANDBOX_SHARES_MAX + SANDBOX_DEVS_MAX];

@@ -17,6 +17,8 @@ int sandbox_drop_privileges(struct sandbox *sb);
 
 /* sandbox_idmap.c: from the supervisor, the child's uid_map and gid_map. */
 int sandbox_write_idmaps(struct sandbox *sb, pid_t child);
+/* Whether every --uid-map/--gid-map line maps its ids to themselves. */
+bool sandbox_maps_keep_ids(const struct sandbox_opts *o);
 /* Why a user namespace could not be made: the sysctl that forbids it. */
 void sandbox_explain_userns(const struct sandbox *sb, int err);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The sandbox's command-line options, in virtiofsd's spelling (sandbox.h). */
 #include "sandbox/sandbox.h"
+#include "sandbox/sandbox_int.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -99,4 +100,15 @@ int sandbox_opt(struct sandbox_opts *o, const char *name, const char *value,
 			   "(e.g. :0:1000:1:)", name, value, uid ? "uid" : "gid", uid ? "uid" : "gid");
 	(*n)++;
 	return 0;
+}
+
+bool sandbox_maps_keep_ids(const struct sandbox_opts *o)
+{
+	for (unsigned i = 0; i < o->nuid; i++)
+		if (o->uid[i].inside != o->uid[i].outside)
+			return false;
+	for (unsigned i = 0; i < o->ngid; i++)
+		if (o->gid[i].inside != o->gid[i].outside)
+			return false;
+	return true;
 }
