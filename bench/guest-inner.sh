@@ -3,10 +3,12 @@
 #
 # guest-inner.sh: the measuring half of `make bench-guest`, run where KVM can
 # boot Linux (inside the nested test host here, or directly on real KVM, as
-# root). One tmpfs directory holds one fio file; every VMM shares that same
-# directory with its guest (bench/guest-init), which runs the seed fio jobs
-# on each of its mounts:
+# root), and of `make bench-realwork`'s guest part. One tmpfs directory
+# (holding one fio file for bench-guest); every VMM shares that same
+# directory with its guest (bench/guest-init), which runs its workload's
+# jobs on each of its mounts:
 #   stainless   st-fs   --fs cache=never            mount -t virtiofs
+#               st-auto --fs cache=auto             mount -t virtiofs
 #               st-dax  --fs cache=always,dax=SIZE  mount -t virtiofs -o dax
 #               st-9p   --9p msize=MSIZE            mount -t 9p
 #   QEMU microvm qemu-9p    its own virtio-9p-device (-fsdev local, passthrough)
@@ -21,8 +23,12 @@
 # to reduce (and to resume from, should the test host itself die).
 #
 #   guest-inner.sh ROUNDS KERNEL INITRD STAINLESS QEMU VIRTIOFSD [FIRST_ROUND]
-# Environment: SIZE_MB (fio file, 64), RUNTIME (s per job, 5), JOBS (comma
-# list), MSIZE (9p, 512000), DAX (window, 256M), MEM (guest RAM, 512M),
+# Environment: SIZE_MB (fio file, 64; 0: none), SHARE_MB (the tmpfs, twice
+# SIZE_MB + 64), RUNTIME (s per job, 5), JOBS (comma list), DEVS (the
+# mounts, "st-fs st-dax st-9p qemu-9p qemu-vfsd qemu-vfsd0"; st-auto too
+# when named), LIMIT (s per guest; from the jobs and RUNTIME), BENCH_ARGS
+# (more guest command-line words), MSIZE (9p, 512000), DAX (window, 256M),
+# MEM (guest RAM, 512M),
 # VMMS (stainless,qemu), GUEST_LOGLEVEL (4; a failed boot shows the
 # console's last lines). QEMU or VIRTIOFSD may be "-" (not available):
 # their columns stay empty and a GUESTFIO-NOTE says why.
@@ -32,6 +38,8 @@ size_mb=${SIZE_MB:-64} runtime=${RUNTIME:-5} msize=${MSIZE:-512000}
 dax=${DAX:-256M} mem=${MEM:-512M} vmms=$(echo "${VMMS:-stainless,qemu}" | tr ',' ' ') loglevel=${GUEST_LOGLEVEL:-4}
 jobs=${JOBS:-randread-psync,randread-libaio,randwrite-psync,randwrite-libaio}
 njobs=$(echo "$jobs" | tr ',' '\n' | grep -c .)
+devs=" $(echo "${DEVS:-st-fs st-dax st-9p qemu-9p qemu-vfsd qemu-vfsd0}" | tr , " ") "
+share_mb=${SHARE_MB:-$((size_mb * 2 + 64))}
 work=/tmp/guestfio
 share=$work/share
 
@@ -41,13 +49,22 @@ mkdir -p "$share"
 # Directly on a real host this mount is the machine's: never leave it.
 trap 'umount "$share" 2>/dev/null' EXIT
 trap 'exit 130' INT TERM HUP
-mount -t tmpfs -o size=$((size_mb * 2 + 64))m guestfio "$share" || { say "cannot mount a tmpfs share"; exit 1; }
-dd if=/dev/zero of="$share/fio-file1" bs=1M count="$size_mb" 2>/dev/null || { say "cannot lay out fio-file1"; exit 1; }
+mount -t tmpfs -o size=${share_mb}m guestfio "$share" || { say "cannot mount a tmpfs share"; exit 1; }
+[ "$size_mb" -eq 0 ] || dd if=/dev/zero of="$share/fio-file1" bs=1M count="$size_mb" 2>/dev/null ||
+	{ say "cannot lay out fio-file1"; exit 1; }
+
+# picked NAME=SPEC...: those of the words whose NAME is in DEVS.
+picked() {
+	for w in "$@"; do
+		case $devs in *" ${w%%=*} "*) echo "$w" ;; esac
+	done
+}
 
 # rotate K A B C...: the words after K, starting at position K mod count.
 rotate() {
 	k=$1; shift
-	n=$#; k=$((k % n)); i=0; out=
+	n=$#; [ $n -gt 0 ] || return 0
+	k=$((k % n)); i=0; out=
 	for w in "$@"; do
 		[ $i -ge $k ] && out="$out $w"
 		i=$((i + 1))
@@ -108,18 +125,26 @@ if [ -x /e2e/kvm-sanity ]; then
 fi
 
 cmdline() { # VMM ROUND MOUNTS
-	echo "console=ttyS0 reboot=k panic=-1$xsave loglevel=$loglevel bench.vmm=$1 bench.round=$2 bench.mounts=$3 bench.jobs=$jobs bench.size=${size_mb}M bench.runtime=$runtime bench.msize=$msize"
+	echo "console=ttyS0 reboot=k panic=-1$xsave loglevel=$loglevel bench.vmm=$1 bench.round=$2 bench.mounts=$3 bench.jobs=$jobs bench.size=${size_mb}M bench.runtime=$runtime bench.msize=$msize${BENCH_ARGS:+ $BENCH_ARGS}"
 }
 
 # Per guest: every job on every mount, plus boot and fio start-up.
-limit=$((120 + njobs * 3 * (runtime + 40)))
+limit=${LIMIT:-$((120 + njobs * 3 * (runtime + 40)))}
 
 run_stainless() { # ROUND
-	m=$(rotate $(($1 - 1)) st-fs=virtiofs:fsnever st-dax=virtiofs-dax:fsdax st-9p=9p:p9 | tr ' ' ',')
-	boot stainless "$1" "$m" "$limit" "$stainless" run --kernel "$kernel" --initrd "$initrd" \
-		--mem "$mem" --cpus 1 --cmdline "$(cmdline stainless "$1" "$m")" --console stdio \
-		--fs "fsnever=$share,cache=never" --fs "fsdax=$share,cache=always,dax=$dax" \
-		--9p "p9=$share,msize=$msize"
+	m=$(rotate $(($1 - 1)) $(picked st-fs=virtiofs:fsnever st-auto=virtiofs:fsauto \
+		st-dax=virtiofs-dax:fsdax st-9p=9p:p9) | tr ' ' ',')
+	[ -n "$m" ] || return 0
+	set -- "$1"
+	for d in $(picked st-fs=fsnever,cache=never st-auto=fsauto,cache=auto \
+		st-dax=fsdax,cache=always,dax=$dax); do
+		d=${d#*=}
+		set -- "$@" --fs "${d%%,*}=$share,${d#*,}"
+	done
+	[ -z "$(picked st-9p)" ] || set -- "$@" --9p "p9=$share,msize=$msize"
+	r=$1; shift
+	boot stainless "$r" "$m" "$limit" "$stainless" run --kernel "$kernel" --initrd "$initrd" \
+		--mem "$mem" --cpus 1 --cmdline "$(cmdline stainless "$r" "$m")" --console stdio "$@"
 }
 
 # QEMU's microvm with acpi=off announces its virtio-mmio devices on the
@@ -133,6 +158,8 @@ run_qemu() { # ROUND
 	vfsd_args= vfsd_mounts= pids=
 	if [ "$virtiofsd" != - ]; then
 		for p in 64 0; do
+			if [ $p = 64 ]; then name=qemu-vfsd; else name=qemu-vfsd$p; fi
+			case $devs in *" $name "*) ;; *) continue ;; esac
 			sock=$work/vfsd$p.sock
 			rm -f "$sock"
 			MALLOC_ARENA_MAX=8 "$virtiofsd" --socket-path="$sock" -o source="$share" \
@@ -144,12 +171,11 @@ run_qemu() { # ROUND
 				say "virtiofsd --thread-pool-size=$p did not start: $(tail -n 2 "$work/vfsd$p.log" | tr '\n' ' ')"
 				continue
 			fi
-			if [ $p = 64 ]; then name=qemu-vfsd; else name=qemu-vfsd$p; fi
 			vfsd_args="$vfsd_args -chardev socket,id=vfsd$p,path=$sock -device vhost-user-fs-device,chardev=vfsd$p,tag=vfsd$p"
 			vfsd_mounts="$vfsd_mounts $name=virtiofs:vfsd$p"
 		done
 	fi
-	m=$(rotate $(($1 - 1)) qemu-9p=9p:p9 $vfsd_mounts | tr ' ' ',')
+	m=$(rotate $(($1 - 1)) $(picked qemu-9p=9p:p9) $vfsd_mounts | tr ' ' ',')
 	# shellcheck disable=SC2086 # vfsd_args is a word list
 	boot qemu "$1" "$m" "$limit" "$qemu" -M microvm,acpi=off,memory-backend=mem \
 		-global virtio-mmio.force-legacy=false -object "memory-backend-memfd,id=mem,size=$mem,share=on" \
