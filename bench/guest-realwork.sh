@@ -4,8 +4,10 @@
 # guest): the host part's whole jobs (bench/realwork.sh) on a smaller tree,
 # /rw/tree.tar, with its repository's .git in /rw/git.tar, both in the
 # initramfs. Every mount works in a folder of its own name on the share
-# (all the VMM's devices serve one host folder). The guest's caches are
-# dropped before every run; wall time from /proc/uptime (10 ms). Prints
+# (all the VMM's devices serve one host folder). Before every run the
+# mount is unmounted and mounted again: a cold client cache (the bench
+# kernel has no /proc/sys to drop caches with). Wall time from /proc/uptime
+# (10 ms). Prints
 #   GUESTFIO vmm= dev= round= job= wall_s= out=
 # with out the job's count (find, du, grep, git) or ok. Reads bench.grep.
 # make is not among the jobs: gcc, binutils and the headers are not packed.
@@ -19,13 +21,13 @@ workload_ready() { # NAME
 }
 
 workload_prepare() { # JOB NAME: untimed, through the mount
-	d=/mnt/$2/$2
+	rw_dir=/mnt/$2/$2
 	case $1 in
-	untar) rm -rf "${d:?}/$tree" ;;
+	untar) rm -rf "${rw_dir:?}/$tree" ;;
 	git)
-		tar -xf /rw/git.tar -C "$d/$tree" &&
-			git -c safe.directory='*' -C "$d/$tree" update-index -q --refresh >/dev/null
-		git -c safe.directory='*' -C "$d/$tree" status --porcelain >/dev/null ;;
+		tar -xf /rw/git.tar -C "$rw_dir/$tree" &&
+			git -c safe.directory='*' -C "$rw_dir/$tree" update-index -q --refresh >/dev/null
+		git -c safe.directory='*' -C "$rw_dir/$tree" status --porcelain >/dev/null ;;
 	esac
 }
 
@@ -42,13 +44,16 @@ rw_job() { # JOB DIR
 
 workload_run() { # JOB NAME
 	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	t0=$(cut -d' ' -f1 /proc/uptime)
-	out=$(rw_job "$1" "/mnt/$2/$2" 2>/tmp/rw.err)
-	t1=$(cut -d' ' -f1 /proc/uptime)
-	if [ -z "$out" ]; then
+	if ! remount "$2"; then
+		echo "GUESTFIO-FAIL vmm=$vmm dev=$2 job=$1 cannot mount it again: $err"
+		return 0
+	fi
+	rw_t0=$(cut -d' ' -f1 /proc/uptime)
+	rw_out=$(rw_job "$1" "/mnt/$2/$2" 2>/tmp/rw.err)
+	rw_t1=$(cut -d' ' -f1 /proc/uptime)
+	if [ -z "$rw_out" ]; then
 		echo "GUESTFIO-FAIL vmm=$vmm dev=$2 job=$1 $(tail -n 2 /tmp/rw.err | tr '\n' ' ' | cut -c1-200)"
 		return 0
 	fi
-	echo "GUESTFIO vmm=$vmm dev=$2 round=$round job=$1 wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') out=$(echo $out)"
+	echo "GUESTFIO vmm=$vmm dev=$2 round=$round job=$1 wall_s=$(awk -v a="$rw_t0" -v b="$rw_t1" 'BEGIN { printf "%.2f", b - a }') out=$(echo $rw_out)"
 }
