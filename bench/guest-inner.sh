@@ -91,6 +91,9 @@ boot() {
 		grep -q '^GUESTFIO-DONE' "$log" && break
 		n=$((n + 1))
 		[ $n -ge $((limit * 2)) ] && break
+		# The guest's lines come at its end: a sign of life meanwhile, or
+		# the e2e watchdog takes a long guest for a stalled test host.
+		[ $((n % 120)) -eq 0 ] && echo "GUESTFIO-NOTE vmm=$vmm round=$r running for $((n / 2))s"
 		sleep 0.5
 	done
 	# Give stainless its own reboot exit; QEMU's microvm is stopped here.
