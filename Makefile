@@ -72,7 +72,7 @@ BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-seeds
 .PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest \
-        bench-sandbox bench-build bench-quick bench-report
+        bench-sandbox bench-realwork bench-build bench-quick bench-report
 all: $(O)/stainless
 
 $(O)/%.o: %.c
@@ -176,6 +176,11 @@ bench-vhost-mq: $(O)/stainless $(O)/bench/vu_load
 # virtiofsd (nested test host where needed).
 bench-guest: all
 	$(Q)O=$(O) bench/guest.sh
+
+# Whole jobs (untar, find, du, grep, git status, rm, make) on a share: host
+# FUSE backends side by side, then in guests (BENCH_QUICK=1: seconds, host).
+bench-realwork: all
+	$(Q)O=$(O) bench/realwork.sh
 
 # libFuzzer targets: clang, coverage + ASan + UBSan on the product code
 # too, in their own folder so nothing mixes with the gcc objects. `fuzz`

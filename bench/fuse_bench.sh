@@ -35,6 +35,7 @@
 set -u
 cd "$(dirname "$0")/.."
 . tests/host/server_pid.inc
+. bench/fuse-backends.inc
 O=${O:-build}
 STAINLESS=${STAINLESS:-$O/stainless}
 META=${META:-$O/bench/fuse_meta}
@@ -78,20 +79,7 @@ PTHP=$(bench/passthrough_hp.sh) || skip "cannot build passthrough_hp (Debian's f
 T=$(mktemp -d /tmp/fuse_bench.XXXXXX)
 declare -A PID MNT
 cleanup() {
-	for b in $BACKENDS; do
-		m=${MNT[$b]:-}
-		[ -n "$m" ] && [ "$b" != tmpfs ] && grep -q " $m " /proc/mounts &&
-			{ umount "$m" 2>/dev/null || umount -l "$m"; }
-	done
-	for b in $BACKENDS; do
-		p=${PID[$b]:-}
-		[ -n "$p" ] || continue
-		kill "$p" 2>/dev/null
-		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -9 "$p" 2>/dev/null
-	done
-	grep -q " $T/share " /proc/mounts && { umount "$T/share" 2>/dev/null || umount -l "$T/share"; }
-	rm -rf "$T"
+	fuse_backends_down
 	[ -n "$URING_OLD" ] && echo "$URING_OLD" >"$URING_PARAM"
 }
 trap cleanup EXIT
@@ -117,10 +105,7 @@ mkdir -p "$T/share"
 mount -t tmpfs -o size=4g tmpfs_bench "$T/share" ||
 	die "cannot mount a tmpfs for the shares"
 
-wait_mount() {
-	for _ in $(seq 100); do grep -q " $1 " /proc/mounts && return 0; sleep 0.05; done
-	die "mount $1 did not appear"
-}
+wait_mount() { fuse_wait_mount "$1" || die "mount $1 did not appear"; }
 
 # Every backend gets its own source directory holding a fully written fio
 # file, laid out here (not through FUSE) so no backend pays for it in a job.

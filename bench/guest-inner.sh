@@ -3,10 +3,12 @@
 #
 # guest-inner.sh: the measuring half of `make bench-guest`, run where KVM can
 # boot Linux (inside the nested test host here, or directly on real KVM, as
-# root). One tmpfs directory holds one fio file; every VMM shares that same
-# directory with its guest (bench/guest-init), which runs the seed fio jobs
-# on each of its mounts:
+# root), and of `make bench-realwork`'s guest part. One tmpfs directory
+# (holding one fio file for bench-guest); every VMM shares that same
+# directory with its guest (bench/guest-init), which runs its workload's
+# jobs on each of its mounts:
 #   stainless   st-fs   --fs cache=never            mount -t virtiofs
+#               st-auto --fs cache=auto             mount -t virtiofs
 #               st-dax  --fs cache=always,dax=SIZE  mount -t virtiofs -o dax
 #               st-9p   --9p msize=MSIZE            mount -t 9p
 #   QEMU microvm qemu-9p    its own virtio-9p-device (-fsdev local, passthrough)
@@ -21,8 +23,13 @@
 # to reduce (and to resume from, should the test host itself die).
 #
 #   guest-inner.sh ROUNDS KERNEL INITRD STAINLESS QEMU VIRTIOFSD [FIRST_ROUND]
-# Environment: SIZE_MB (fio file, 64), RUNTIME (s per job, 5), GUEST_JOBS
-# (comma list; a -multi job gets fio-file1..4 laid out), MSIZE (9p, 512000), DAX (window, 256M), MEM (guest RAM, 512M),
+# Environment: SIZE_MB (fio file, 64; 0: none), SHARE_MB (the tmpfs, from
+# SIZE_MB and the file count), RUNTIME (s per job, 5), GUEST_JOBS (comma
+# list; JOBS is read when it is unset; a -multi job gets fio-file1..4 laid
+# out), DEVS (the mounts, "st-fs st-dax st-9p qemu-9p qemu-vfsd
+# qemu-vfsd0"; st-auto too when named), LIMIT (s per guest; from the jobs
+# and RUNTIME), BENCH_ARGS (more guest command-line words), MSIZE (9p,
+# 512000), DAX (window, 256M), MEM (guest RAM, 512M),
 # VMMS (stainless,qemu), GUEST_LOGLEVEL (4; a failed boot shows the
 # console's last lines), MULTI (empty; N: the -multi mode below), CPUS
 # (guest vCPUs: 1, or 2 in the -multi mode).
@@ -39,12 +46,14 @@ set -u
 rounds=$1 kernel=$2 initrd=$3 stainless=$4 qemu=$5 virtiofsd=$6 first=${7:-1}
 size_mb=${SIZE_MB:-64} runtime=${RUNTIME:-5} msize=${MSIZE:-512000}
 dax=${DAX:-256M} mem=${MEM:-512M} vmms=$(echo "${VMMS:-stainless,qemu}" | tr ',' ' ') loglevel=${GUEST_LOGLEVEL:-4}
-jobs=${GUEST_JOBS:-randread-psync,randread-libaio,randwrite-psync,randwrite-libaio}
+jobs=${GUEST_JOBS:-${JOBS:-randread-psync,randread-libaio,randwrite-psync,randwrite-libaio}}
 multi=${MULTI:-} nfiles=1 cpus=${CPUS:-1}
 [ -n "$multi" ] && cpus=${CPUS:-2}
 case ,$jobs, in *-multi,*) nfiles=4 ;; esac
 [ -n "$multi" ] && nfiles=4
 njobs=$(echo "$jobs" | tr ',' '\n' | grep -c .)
+devs=" $(echo "${DEVS:-st-fs st-dax st-9p qemu-9p qemu-vfsd qemu-vfsd0}" | tr , " ") "
+share_mb=${SHARE_MB:-$((size_mb * (nfiles + 1) + 64))}
 work=/tmp/guestfio
 share=$work/share
 
@@ -54,15 +63,23 @@ mkdir -p "$share"
 # Directly on a real host this mount is the machine's: never leave it.
 trap 'umount "$share" 2>/dev/null' EXIT
 trap 'exit 130' INT TERM HUP
-mount -t tmpfs -o size=$((size_mb * (nfiles + 1) + 64))m guestfio "$share" || { say "cannot mount a tmpfs share"; exit 1; }
-for f in $(seq "$nfiles"); do
+mount -t tmpfs -o size=${share_mb}m guestfio "$share" || { say "cannot mount a tmpfs share"; exit 1; }
+[ "$size_mb" -eq 0 ] || for f in $(seq "$nfiles"); do
 	dd if=/dev/zero of="$share/fio-file$f" bs=1M count="$size_mb" 2>/dev/null || { say "cannot lay out fio-file$f"; exit 1; }
 done
+
+# picked NAME=SPEC...: those of the words whose NAME is in DEVS.
+picked() {
+	for w in "$@"; do
+		case $devs in *" ${w%%=*} "*) echo "$w" ;; esac
+	done
+}
 
 # rotate K A B C...: the words after K, starting at position K mod count.
 rotate() {
 	k=$1; shift
-	n=$#; k=$((k % n)); i=0; out=
+	n=$#; [ $n -gt 0 ] || return 0
+	k=$((k % n)); i=0; out=
 	for w in "$@"; do
 		[ $i -ge $k ] && out="$out $w"
 		i=$((i + 1))
@@ -89,6 +106,9 @@ boot() {
 		grep -q '^GUESTFIO-DONE' "$log" && break
 		n=$((n + 1))
 		[ $n -ge $((limit * 2)) ] && break
+		# The guest's lines come at its end: a sign of life meanwhile, or
+		# the e2e watchdog takes a long guest for a stalled test host.
+		[ $((n % 120)) -eq 0 ] && echo "GUESTFIO-NOTE vmm=$vmm round=$r running for $((n / 2))s"
 		sleep 0.5
 	done
 	# Give stainless its own reboot exit; QEMU's microvm is stopped here.
@@ -125,19 +145,27 @@ if [ -x /e2e/kvm-sanity ]; then
 fi
 
 cmdline() { # VMM ROUND MOUNTS
-	echo "console=ttyS0 reboot=k panic=-1$xsave loglevel=$loglevel bench.vmm=$1 bench.round=$2 bench.mounts=$3 bench.jobs=$jobs bench.size=${size_mb}M bench.runtime=$runtime bench.msize=$msize"
+	echo "console=ttyS0 reboot=k panic=-1$xsave loglevel=$loglevel bench.vmm=$1 bench.round=$2 bench.mounts=$3 bench.jobs=$jobs bench.size=${size_mb}M bench.runtime=$runtime bench.msize=$msize${BENCH_ARGS:+ $BENCH_ARGS}"
 }
 
 # Per guest: every job on every mount, plus boot and fio start-up.
-limit=$((120 + njobs * 3 * (runtime + 40)))
+limit=${LIMIT:-$((120 + njobs * 3 * (runtime + 40)))}
 
 run_stainless() { # ROUND
 	[ -n "$multi" ] && { run_stainless_multi "$1"; return; }
-	m=$(rotate $(($1 - 1)) st-fs=virtiofs:fsnever st-dax=virtiofs-dax:fsdax st-9p=9p:p9 | tr ' ' ',')
-	boot stainless "$1" "$m" "$limit" "$stainless" run --kernel "$kernel" --initrd "$initrd" \
-		--mem "$mem" --cpus 1 --cmdline "$(cmdline stainless "$1" "$m")" --console stdio \
-		--fs "fsnever=$share,cache=never" --fs "fsdax=$share,cache=always,dax=$dax" \
-		--9p "p9=$share,msize=$msize"
+	m=$(rotate $(($1 - 1)) $(picked st-fs=virtiofs:fsnever st-auto=virtiofs:fsauto \
+		st-dax=virtiofs-dax:fsdax st-9p=9p:p9) | tr ' ' ',')
+	[ -n "$m" ] || return 0
+	set -- "$1"
+	for d in $(picked st-fs=fsnever,cache=never st-auto=fsauto,cache=auto \
+		st-dax=fsdax,cache=always,dax=$dax); do
+		d=${d#*=}
+		set -- "$@" --fs "${d%%,*}=$share,${d#*,}"
+	done
+	[ -z "$(picked st-9p)" ] || set -- "$@" --9p "p9=$share,msize=$msize"
+	r=$1; shift
+	boot stainless "$r" "$m" "$limit" "$stainless" run --kernel "$kernel" --initrd "$initrd" \
+		--mem "$mem" --cpus 1 --cmdline "$(cmdline stainless "$r" "$m")" --console stdio "$@"
 }
 
 # The same share three times in one guest: queues=1, queues=N and 9p.
@@ -160,6 +188,8 @@ run_qemu() { # ROUND
 	vfsd_args= vfsd_mounts= pids=
 	if [ "$virtiofsd" != - ]; then
 		for p in 64 0; do
+			if [ $p = 64 ]; then name=qemu-vfsd; else name=qemu-vfsd$p; fi
+			case $devs in *" $name "*) ;; *) continue ;; esac
 			sock=$work/vfsd$p.sock
 			rm -f "$sock"
 			MALLOC_ARENA_MAX=8 "$virtiofsd" --socket-path="$sock" -o source="$share" \
@@ -171,12 +201,11 @@ run_qemu() { # ROUND
 				say "virtiofsd --thread-pool-size=$p did not start: $(tail -n 2 "$work/vfsd$p.log" | tr '\n' ' ')"
 				continue
 			fi
-			if [ $p = 64 ]; then name=qemu-vfsd; else name=qemu-vfsd$p; fi
 			vfsd_args="$vfsd_args -chardev socket,id=vfsd$p,path=$sock -device vhost-user-fs-device,chardev=vfsd$p,tag=vfsd$p"
 			vfsd_mounts="$vfsd_mounts $name=virtiofs:vfsd$p"
 		done
 	fi
-	m=$(rotate $(($1 - 1)) qemu-9p=9p:p9 $vfsd_mounts | tr ' ' ',')
+	m=$(rotate $(($1 - 1)) $(picked qemu-9p=9p:p9) $vfsd_mounts | tr ' ' ',')
 	# shellcheck disable=SC2086 # vfsd_args is a word list
 	boot qemu "$1" "$m" "$limit" "$qemu" -M microvm,acpi=off,memory-backend=mem \
 		-global virtio-mmio.force-legacy=false -object "memory-backend-memfd,id=mem,size=$mem,share=on" \

@@ -67,6 +67,7 @@ export STAINLESS
 . bench/results.inc
 . bench/e2e-lock.inc
 bench_paths
+. "$TOP/bench/guest-run.inc"
 
 die() { echo "bench-guest: $*" >&2; exit 1; }
 START=$(date +%s)
@@ -79,80 +80,31 @@ fio=$(command -v fio) || { echo "bench-guest: SKIP: fio missing (apt-get install
 for j in ${JOBS//,/ }; do
 	[ -f "$JOBDIR/$j.job" ] || die "no seed job $JOBDIR/$j.job"
 done
-qemu=$(command -v qemu-system-x86_64) || qemu=-
-virtiofsd=/usr/lib/qemu/virtiofsd
-[ -x "$virtiofsd" ] || virtiofsd=-
+guest_tools
 
 GUEST_KERNEL=$(guest-images/build-kernel --fragment guest-images/kernel-bench.config) ||
 	die "cannot build the bench guest kernel"
 GUEST_INITRD=$(guest-images/build-initramfs --name bench-guest --init bench/guest-init \
-	--bin "$fio:/usr/bin/fio" --tree "$JOBDIR:/fio-jobs") || die "cannot build the bench guest initramfs"
+	--file bench/guest-fio.sh:/bench/workload.sh --bin "$fio:/usr/bin/fio" --tree "$JOBDIR:/fio-jobs") || die "cannot build the bench guest initramfs"
 export GUEST_KERNEL GUEST_INITRD
-e2e_pick_mode || exit 1
-e2e_say "mode: $E2E_MODE_USED -- $E2E_MODE_WHY"
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 raw=$T/raw
-hosts=0
 env=(SIZE_MB="$SIZE_MB" RUNTIME="$RUNTIME" GUEST_JOBS="$JOBS" VMMS="${VMMS:-stainless,qemu}"
 	GUEST_LOGLEVEL="${GUEST_LOGLEVEL:-4}" MULTI="$MULTI" ${CPUS:+CPUS="$CPUS"})
 e2e_lock || exit 1
+e2e_pick_mode || exit 1
 if [ -n "$MULTI" ]; then
 	RESULTS_COMMAND="make bench-guest MULTI=$MULTI" results_open guest-multi \
 		"In-guest fio -multi jobs: virtio-fs queues=1 and queues=$MULTI against 9p" "$E2E_MODE_USED"
 else
 	results_open guest "In-guest fio over virtio-fs; DAX and 9p: stainless beside QEMU -M microvm (+ virtiofsd; its own 9p)" "$E2E_MODE_USED"
 fi
-if [ "$E2E_MODE_USED" = direct ]; then
-	[ "$(id -u)" = 0 ] || die "direct mode needs root (tmpfs share, QEMU's passthrough 9p)"
-	env "${env[@]}" sh bench/guest-inner.sh "$ROUNDS" "$GUEST_KERNEL" "$GUEST_INITRD" \
-		"$STAINLESS" "$qemu" "$virtiofsd" | tee "$raw"
-else
-	# The test host runs /bench/run after its (no) e2e cases: QEMU, its
-	# firmware, virtiofsd and the inner script are packed in; the guest
-	# kernel and initramfs are the host's /guest images.
-	q=- v=-
-	extra=(--extra-file "$TOP/bench/guest-inner.sh:/bench/guest-inner.sh")
-	if [ "$qemu" != - ]; then
-		q=/usr/bin/qemu-system-x86_64
-		extra+=(--extra-bin "$qemu:$q")
-		for f in bios-microvm.bin qboot.rom linuxboot_dma.bin kvmvapic.bin pvh.bin; do
-			extra+=(--extra-file "/usr/share/qemu/$f:/usr/share/qemu/$f")
-		done
-	fi
-	if [ "$virtiofsd" != - ]; then
-		v=$virtiofsd
-		extra+=(--extra-bin "$virtiofsd:$v")
-	fi
-	njobs=$(echo "$JOBS" | tr ',' '\n' | grep -c .)
-	# Nested SVM under TCG now and then resets a machine for no reason of
-	# its own (seen here: a guest's early boot, once the whole test host,
-	# which QEMU -no-reboot then ends as if it had rebooted, without a
-	# word). Rounds the host did not finish get a fresh host, twice at most;
-	# results of a round it did not finish are kept as GUESTFIO-PARTIAL.
-	first=1
-	: >"$raw"
-	while [ "$first" -le "$ROUNDS" ] && [ "$hosts" -lt 3 ]; do
-		hosts=$((hosts + 1))
-		printf '#!/bin/sh\n%s sh /bench/guest-inner.sh %s "$GUEST_KERNEL" "$GUEST_INITRD" "$STAINLESS" %s %s %s\n' \
-			"${env[*]}" "$ROUNDS" "$q" "$v" "$first" >"$T/run"
-		E2E_TESTHOST_EXTRA=("${extra[@]}" --extra-file "$T/run:/bench/run")
-		# Per round two boots (~40 s each nested) and 6 mounts x jobs fio runs.
-		E2E_HOST_TIMEOUT=$((600 + (ROUNDS - first + 1) * (80 + njobs * 6 * (RUNTIME + 30)))) \
-			E2E_SHOW='^GUEST(BOOT|FIO-(NOTE|SKIP|FAIL|LOG)|ROUND-DONE)' e2e_run_nested "$T/log"
-		last=$(sed -n 's/^GUESTROUND-DONE \([0-9]*\)$/\1/p' "$T/log" | tail -n 1)
-		last=${last:-$((first - 1))}
-		grep -E '^GUEST(FIO|BOOT|ROUND|STATS)' "$T/log" |
-			awk -v last="$last" '$1 == "GUESTFIO" { for (i = 2; i <= NF; i++) if ($i ~ /^round=/) {
-				split($i, kv, "="); if (kv[2] + 0 > last + 0) sub(/^GUESTFIO /, "GUESTFIO-PARTIAL ") } } 1' >>"$raw"
-		grep -q '^STAINLESS-TESTHOST-DONE' "$T/log" && break
-		echo "bench-guest: test host $hosts stopped after round $last of $ROUNDS; its last lines:" >&2
-		tail -n 5 "$T/log" | sed 's/^/  /' >&2
-		echo "GUESTHOST-STOPPED host=$hosts after_round=$last" >>"$raw"
-		first=$((last + 1))
-	done
-fi
+# Per round two boots (~40 s each nested) and 6 mounts x jobs fio runs.
+guest_run "$raw" "$ROUNDS" $((80 + $(echo "$JOBS" | tr ',' '\n' | grep -c .) * 6 * (RUNTIME + 30))) "${env[@]}" ||
+	die "cannot run the guests"
+hosts=$GUEST_HOSTS
 e2e_unlock
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
