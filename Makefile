@@ -95,6 +95,7 @@ $(O)/tests/unit/%: $(O)/tests/unit/%.o $(O)/libstainless.a
 $(O)/bench/%: $(O)/bench/%.o $(O)/libstainless.a
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(O)/bench/vu_load: $(VU_FRONTEND_SRCS:%.c=$(O)/%.o)
+$(O)/bench/vu_load $(O)/bench/p9_load: $(O)/bench/proc_tree.o
 
 unit: $(UNIT_BINS)
 	$(Q)O=$(O) tests/run-unit $(UNIT_BINS)

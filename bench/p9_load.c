@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/proc_tree.h"
 #include "fs/9p/p9_wire.h"
 
 #define MSIZE (512 * 1024)
@@ -214,65 +215,12 @@ static void account(size_t n)
 		die("malformed Rreaddir", 0);
 }
 
-/* utime+stime of one /proc/PID/stat, in ticks; its parent in *ppid. -1: gone. */
-static long ticks_of(const char *pid, int *ppid)
-{
-	char p[300], buf[1024];
-	unsigned long ut, st;
-	snprintf(p, sizeof(p), "/proc/%s/stat", pid);
-	int fd = open(p, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	char *c = strrchr(buf, ')');  /* comm may hold spaces */
-	if (!c || sscanf(c + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", ppid, &ut, &st) != 3)
-		return -1;
-	return (long)(ut + st);
-}
-
-/*
- * CPU seconds of PID and every process descended from it: stainless
- * serves from a child it forks into its sandbox, so the PID the bench
- * started is only the supervisor.
- */
+/* CPU seconds of the server's process tree (proc_tree.h); -1: gone. */
 static double cpu_of(int root)
 {
-	enum { MAXP = 4096 };
-	static int pid[MAXP], ppid[MAXP];
-	static long ticks[MAXP];
-	bool in[MAXP];
-	int n = 0;
-	DIR *d = opendir("/proc");
-	struct dirent *de;
+	long long t = proc_tree_ticks(root);
 
-	while (d && (de = readdir(d)) && n < MAXP) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		if ((ticks[n] = ticks_of(de->d_name, &ppid[n])) < 0)
-			continue;
-		pid[n] = atoi(de->d_name);
-		in[n] = pid[n] == root;
-		n++;
-	}
-	if (d)
-		closedir(d);
-	for (bool grew = true; grew;) {
-		grew = false;
-		for (int i = 0; i < n; i++)
-			for (int j = 0; !in[i] && j < n; j++)
-				if (in[j] && ppid[i] == pid[j])
-					in[i] = grew = true;
-	}
-	long sum = 0;
-	bool found = false;
-	for (int i = 0; i < n; i++)
-		if (in[i])
-			sum += ticks[i], found = true;
-	return found ? (double)sum / (double)sysconf(_SC_CLK_TCK) : -1;
+	return t < 0 ? -1 : (double)t / (double)sysconf(_SC_CLK_TCK);
 }
 
 static double now(void)

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/proc_tree.h"
 #include "tests/vhost/vu_fuse.h"
 
 #define MAXQD 32
@@ -154,51 +155,12 @@ static double hist_pct(double pct)
 	return 0;
 }
 
-/* utime+stime in clock ticks of PID and every process descended from it
- * (QEMU's C virtiofsd serves from a child it forks into its sandbox). */
+/* utime+stime in clock ticks of the backend's process tree (proc_tree.h). */
 static uint64_t tree_ticks(pid_t root)
 {
-	enum { MAXP = 4096 };
-	static pid_t pid[MAXP], ppid[MAXP];
-	static uint64_t ticks[MAXP];
-	bool in[MAXP] = { false };
-	int n = 0;
-	DIR *d = opendir("/proc");
-	struct dirent *de;
+	long long t = proc_tree_ticks(root);
 
-	while (d && (de = readdir(d)) && n < MAXP) {
-		char path[300], buf[1024];
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		size_t len = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[len] = 0;
-		char *s = strrchr(buf, ')');  /* comm may hold spaces */
-		unsigned long long ut, st;
-		int pp;
-		if (s && sscanf(s + 2, "%*c %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu", &pp, &ut, &st) == 3) {
-			pid[n] = atoi(de->d_name), ppid[n] = pp, ticks[n] = ut + st;
-			in[n] = pid[n] == root;
-			n++;
-		}
-	}
-	if (d)
-		closedir(d);
-	uint64_t sum = 0;
-	for (bool grew = true; grew;) {
-		grew = false;
-		for (int i = 0; i < n; i++)
-			for (int j = 0; !in[i] && j < n; j++)
-				if (in[j] && ppid[i] == pid[j])
-					in[i] = grew = true;
-	}
-	for (int i = 0; i < n; i++)
-		sum += in[i] ? ticks[i] : 0;
-	return sum;
+	return t < 0 ? 0 : (uint64_t)t;
 }
 
 static double client_cpu_s(void)
