@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 
 static _Atomic unsigned *unit_skips;
 
@@ -32,6 +33,18 @@ static _Atomic unsigned *unit_skips;
 			atomic_fetch_add(unit_skips, 1);                      \
 		return;                                                       \
 	} while (0)
+
+/* *ts = ms from now on CLOCK_REALTIME, for pthread_cond_timedwait. */
+static inline void unit_deadline(struct timespec *ts, int ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000;
+	if (ts->tv_nsec >= 1000000000) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000;
+	}
+}
 
 static inline int unit_main(Suite *s)
 {

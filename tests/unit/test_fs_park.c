@@ -97,13 +97,7 @@ static bool wait_for(int n, int ms)
 	struct timespec ts;
 	bool ok;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
+	unit_deadline(&ts, ms);
 	pthread_mutex_lock(&mu);
 	while (norder < n)
 		if (pthread_cond_timedwait(&cv, &mu, &ts))

@@ -40,13 +40,7 @@ static bool wait_done(int count, int ms)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
+	unit_deadline(&ts, ms);
 	pthread_mutex_lock(&done_mu);
 	while (done_count < count)
 		if (pthread_cond_timedwait(&done_cv, &done_mu, &ts))
