@@ -8,26 +8,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-void vu_fs_usage(FILE *f)
+void vu_fs_usage(FILE *f, const char *prog)
 {
-	fputs("usage: stainless vhost-user-fs (--socket-path PATH | --fd FD) --shared-dir DIR\n"
-	      "         [--tag TAG] [--socket-group GROUP] [--cache auto|always|metadata|never]\n"
-	      "         [--readonly] [--xattr] [--xattr-map] [--writeback] [--devices]\n"
-	      "         [--log-level error|warn|info|debug|trace|off] [--syslog]\n"
-	      "         [--sandbox namespace|chroot|none] [--seccomp kill|log|trap|none]\n"
-	      "         [--inode-file-handles=never|prefer|mandatory] [--announce-submounts]\n"
-	      "         [--thread-pool-size N] [-o source=DIR,cache=MODE,xattr,announce_submounts,...]\n"
-	      "       stainless vhost-user-fs --print-capabilities\n"
-	      "A drop-in virtiofsd: serves one vhost-user frontend (QEMU, cloud-hypervisor) and\n"
-	      "exits when it disconnects. Every ring is answered inline by its own io_uring\n"
-	      "worker, so --thread-pool-size is accepted and ignored. No DAX window over\n"
-	      "vhost-user (virtiofsd's has none either).\n", f);
+	fprintf(f, "Usage: %s (--socket-path PATH | --fd FD) --shared-dir DIR [OPTIONS]\n"
+		"       %s --print-capabilities | --version | --help\n"
+		"A drop-in virtiofsd (stainless " STAINLESS_VERSION "): serves one vhost-user frontend\n"
+		"(QEMU, cloud-hypervisor) and exits when it disconnects. Every ring is answered\n"
+		"inline by its own io_uring worker; no DAX window over vhost-user.\n"
+		"\n"
+		"Options:\n", prog, prog);
+	fputs("      --shared-dir DIR            the directory to share (-o source=DIR)\n"
+	      "      --socket-path PATH          listen there for the frontend (--socket: deprecated)\n"
+	      "      --fd FD                     or serve on this listening socket, handed over\n"
+	      "      --socket-group GROUP        the socket 0660 with this group\n"
+	      "      --tag TAG                   offer the device config with this tag\n"
+	      "      --cache auto|always|metadata|never\n"
+	      "      --readonly  --xattr  --xattr-map  --writeback  --devices\n"
+	      "      --log-level error|warn|info|debug|trace|off   --syslog\n"
+	      "      --sandbox namespace|chroot|none   --seccomp kill|log|trap|none\n"
+	      "      --inode-file-handles=never|prefer   --announce-submounts\n"
+	      "      --thread-pool-size N        accepted; there is no pool\n"
+	      "  -o  source=DIR,cache=MODE,xattr,announce_submounts,...  C virtiofsd's forms\n"
+	      "  -f, -d                          foreground (always), debug log\n"
+	      "      --print-capabilities        the vhost-user.json backend record\n"
+	      "  -V, --version   -h, --help\n", f);
 }
 
 void vu_fs_print_capabilities(FILE *f)
 {
 	/* "separate-options": the --option spellings above; no migration. */
 	fputs("{\n  \"type\": \"fs\",\n  \"features\": [\n    \"separate-options\"\n  ]\n}\n", f);
+}
+
+const char *vu_fs_prog_name(const char *argv0)
+{
+	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+
+	base = base ? base + 1 : argv0;
+	if (!base || !*base || strcmp(base, "vhost-user-fs") == 0)
+		return "stainless vhost-user-fs";
+	return base;
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -284,6 +304,7 @@ int vu_fs_parse_args(int argc, char **argv, struct vu_fs_config *c, char *err, s
 	int opt, rc;
 
 	memset(c, 0, sizeof(*c));
+	c->prog = vu_fs_prog_name(argc > 0 ? argv[0] : NULL);
 	fs_options_default(&c->opts);
 	c->fd = -1;
 	c->log_level = VU_LOG_INFO;
@@ -293,19 +314,21 @@ int vu_fs_parse_args(int argc, char **argv, struct vu_fs_config *c, char *err, s
 	while ((opt = getopt_long(argc, argv, "+:o:fdhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
-			vu_fs_usage(stdout);
+			vu_fs_usage(stdout, c->prog);
 			return 1;
 		case 'V':
 		case O_VERSION:
-			printf("stainless %s (vhost-user-fs)\n", STAINLESS_VERSION);
+			/* virtiofsd's shape: its name and a version on one line. */
+			printf("%s %s%s\n", c->prog, STAINLESS_VERSION,
+			       strncmp(c->prog, "stainless ", 10) ? " (stainless)" : "");
 			return 1;
 		case ':':
 			option_name(argv[optind - 1], name, sizeof(name));
 			return fail(err, errlen, "%s needs a value", name);
 		case '?':
 			option_name(argv[optind - 1], name, sizeof(name));
-			return fail(err, errlen, "'%s' is not an option stainless vhost-user-fs takes "
-				    "(see stainless vhost-user-fs --help)", name);
+			return fail(err, errlen, "'%s' is not an option %s takes (see %s --help)",
+				    name, c->prog, c->prog);
 		default:
 			rc = parse_one(c, opt, optarg, err, errlen);
 			if (rc)

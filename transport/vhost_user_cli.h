@@ -29,6 +29,7 @@ enum vu_file_handles { VU_FH_NEVER, VU_FH_PREFER, VU_FH_MANDATORY };
 #define VU_TAG_MAX 36
 
 struct vu_fs_config {
+	const char *prog;            /* how it was called, for messages */
 	const char *socket_path;     /* --socket-path or --socket */
 	bool socket_deprecated;      /* it was --socket */
 	int fd;                      /* --fd: a listening socket handed over; -1 */
@@ -50,11 +51,14 @@ struct vu_fs_config {
 };
 
 /*
- * Parse argv (argv[0] is "vhost-user-fs"). 0; 1 when --help or --version
+ * Parse argv: argv[0] is "vhost-user-fs" (`stainless vhost-user-fs`) or
+ * the program's path when it runs under a virtiofsd's name. 0; 1 when --help or --version
  * was asked (printed already); -EINVAL with one line in err.
  */
 int vu_fs_parse_args(int argc, char **argv, struct vu_fs_config *c, char *err, size_t errlen);
-void vu_fs_usage(FILE *f);
+void vu_fs_usage(FILE *f, const char *prog);
+/* The name messages give: argv[0]'s base name, or "stainless vhost-user-fs". */
+const char *vu_fs_prog_name(const char *argv0);
 /* What `--print-capabilities` prints: the vhost-user.json backend record. */
 void vu_fs_print_capabilities(FILE *f);
 
