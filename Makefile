@@ -11,6 +11,7 @@
 #   make deps       install the Debian packages everything needs (scripts/deps)
 #   make fuzz       each libFuzzer target FUZZ_SECONDS (60) from its corpus
 #   make fuzz-smoke each target a few seconds (part of make check)
+#   make install    PREFIX (/usr/local) and DESTDIR; make uninstall (dist/install.mk)
 #   SANITIZE=1      ASan+UBSan build      TSAN=1   ThreadSanitizer build
 #   V=1             show the commands
 
@@ -64,6 +65,7 @@ FUZZ_LIB_SRCS :=
 include vmm/build.mk mmio/build.mk transport/build.mk devices/build.mk sandbox/build.mk fs/build.mk \
         bench/build.mk
 include tests/fuzz/build.mk
+include dist/install.mk
 
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
 MAIN_OBJ   := $(O)/vmm/main.o

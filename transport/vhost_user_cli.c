@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void vu_fs_usage(FILE *f, const char *prog)
 {
@@ -228,6 +229,30 @@ static void option_name(const char *arg, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), arg);
 }
 
+/*
+ * systemd's socket activation (sd_listen_fds(3)): with neither --fd nor
+ * --socket-path, a listening socket handed over as fd 3 for this very
+ * process (LISTEN_PID) is the one to serve. The variables are removed, as
+ * sd_listen_fds(1) does, so nothing started later takes them for its own.
+ * The fd, -1 when not activated, -EINVAL when it handed over several.
+ */
+static int socket_activated(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	unsigned long p, n;
+	int rc = -1;
+
+	if (!pid || !fds)
+		return -1;
+	if (parse_ulong(pid, 1ul << 30, &p) == 0 && p == (unsigned long)getpid() &&
+	    parse_ulong(fds, 1ul << 20, &n) == 0 && n > 0)
+		rc = n == 1 ? 3 : -EINVAL;   /* SD_LISTEN_FDS_START; one frontend */
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	return rc;
+}
+
 static int check_config(const struct vu_fs_config *c, char *err, size_t errlen)
 {
 	if (c->print_capabilities)
@@ -235,7 +260,8 @@ static int check_config(const struct vu_fs_config *c, char *err, size_t errlen)
 	if (!c->shared_dir)
 		return fail(err, errlen, "--shared-dir DIR (or -o source=DIR) is required");
 	if (!c->socket_path && c->fd < 0)
-		return fail(err, errlen, "--socket-path PATH or --fd FD is required");
+		return fail(err, errlen, "--socket-path PATH or --fd FD is required (or systemd's "
+			    "socket activation)");
 	if (c->socket_path && c->fd >= 0)
 		return fail(err, errlen, "--fd and --socket-path exclude each other");
 	if (c->socket_group && c->fd >= 0)
@@ -291,5 +317,11 @@ int vu_fs_parse_args(int argc, char **argv, struct vu_fs_config *c, char *err, s
 	}
 	if (optind < argc)
 		return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+	if (!c->print_capabilities && !c->socket_path && c->fd < 0) {
+		c->fd = socket_activated();
+		if (c->fd == -EINVAL)
+			return fail(err, errlen, "socket activation: LISTEN_FDS names more than one "
+				    "socket; one frontend is served, on one");
+	}
 	return check_config(c, err, errlen);
 }

@@ -8,7 +8,10 @@
 #include <check.h>
 #include <errno.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "fs/fs_fdbudget.h"
 #include "tests/unit/check_main.h"
@@ -284,6 +287,38 @@ START_TEST(t_called_as_virtiofsd)
 }
 END_TEST
 
+/* systemd's socket activation: fd 3 when LISTEN_PID is this process. */
+START_TEST(t_socket_activation)
+{
+	char pid[24];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("LISTEN_PID", pid, 1);
+	setenv("LISTEN_FDS", "1", 1);
+	setenv("LISTEN_FDNAMES", "vhost-user-fs", 1);
+	ck_assert_int_eq(PARSE("--shared-dir=/d"), 0);
+	ck_assert_int_eq(c.fd, 3);
+	/* Taken, so that nothing started later takes them for its own. */
+	ck_assert_ptr_null(getenv("LISTEN_PID"));
+	ck_assert_ptr_null(getenv("LISTEN_FDS"));
+	ck_assert_ptr_null(getenv("LISTEN_FDNAMES"));
+	/* Another process's sockets are not ours. */
+	setenv("LISTEN_PID", "1", 1);
+	setenv("LISTEN_FDS", "1", 1);
+	refused(PARSE("--shared-dir=/d"), "--socket-path PATH or --fd FD is required");
+	/* Several: one frontend, one socket. */
+	setenv("LISTEN_PID", pid, 1);
+	setenv("LISTEN_FDS", "2", 1);
+	refused(PARSE("--shared-dir=/d"), "LISTEN_FDS names more than one socket");
+	/* What the command line names wins, and the variables stay. */
+	setenv("LISTEN_PID", pid, 1);
+	setenv("LISTEN_FDS", "1", 1);
+	ck_assert_int_eq(PARSE("--shared-dir=/d", "--socket-path=/s"), 0);
+	ck_assert_int_eq(c.fd, -1);
+	ck_assert_ptr_nonnull(getenv("LISTEN_PID"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vhost_user_cli");
@@ -300,6 +335,7 @@ int main(void)
 	tcase_add_test(tc, t_rust_virtiofsd_options);
 	tcase_add_test(tc, t_rlimit_nofile_is_kept);
 	tcase_add_test(tc, t_called_as_virtiofsd);
+	tcase_add_test(tc, t_socket_activation);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }
