@@ -79,11 +79,11 @@ all: $(O)/stainless
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$<)$(CC) $(CFLAGS) -c -o $@ $<
+	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(O)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$<)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
 $(O)/libstainless.a: $(LIB_OBJS)
 	$(call quiet,AR,$@)rm -f $@ && ar rcs $@ $^
