@@ -65,7 +65,6 @@ FUZZ_LIB_SRCS :=
 include vmm/build.mk mmio/build.mk transport/build.mk devices/build.mk sandbox/build.mk fs/build.mk \
         bench/build.mk
 include tests/fuzz/build.mk
-include dist/install.mk
 
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
 MAIN_OBJ   := $(O)/vmm/main.o
@@ -76,6 +75,9 @@ BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 .PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest \
         bench-sandbox bench-realwork bench-build bench-quick bench-report
 all: $(O)/stainless
+
+# After all: so that a bare make builds, never installs.
+include dist/install.mk
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# make install DESTDIR=T (PREFIX /usr/local and /usr) installs exactly the
+# A bare make builds (its goal is all, not install). make install
+# DESTDIR=T (PREFIX /usr/local and /usr) installs exactly the
 # files dist/install.mk lists and make uninstall removes every one:
 #   the binary; libexec/stainless-virtiofsd, a relative link to it that
 #   answers as a virtiofsd (--version, --print-capabilities); the man
@@ -18,6 +19,10 @@ T=$(mktemp -d /tmp/install.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v make >/dev/null 2>&1 || { echo "SKIP: no make"; exit 77; }
+
+# A bare make builds: it must never install.
+goal=$(make -pn -C "$ROOT" O="$O" 2>/dev/null | sed -n 's/^\.DEFAULT_GOAL := //p' | tail -n 1)
+[ "$goal" = all ] || fail "a bare make runs '$goal', not all"
 
 for prefix in /usr/local /usr; do
 	D=$T/root$(echo "$prefix" | tr / _)
@@ -59,7 +64,8 @@ PY
 		mkdir -p "$T/units"
 		sed "s|^ExecStart=$prefix|ExecStart=$D$prefix|" "$svc" >"$T/units/stainless-virtiofsd@.service"
 		cp "$D$prefix/lib/systemd/system/stainless-virtiofsd@.socket" "$T/units/"
-		out=$(cd "$T/units" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify \
+		# Documentation=man:... is looked up with man: the installed page.
+		out=$(cd "$T/units" && MANPATH=$D$prefix/share/man SYSTEMD_LOG_LEVEL=warning systemd-analyze verify \
 			stainless-virtiofsd@srv-share.socket stainless-virtiofsd@srv-share.service 2>&1 |
 			grep -v -e 'Cannot add dependency job' -e 'Failed to prepare filesystem' \
 				-e 'ignoring: Read-only file system' -e 'are not booted with systemd')
