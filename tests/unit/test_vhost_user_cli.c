@@ -319,6 +319,17 @@ START_TEST(t_socket_activation)
 }
 END_TEST
 
+/* docs/cloud-hypervisor.md: --socket-path=/run/fs.sock --shared-dir=/srv/share --cache=never */
+START_TEST(t_cloud_hypervisor)
+{
+	ck_assert_int_eq(PARSE("--socket-path=/run/fs.sock", "--shared-dir=/srv/share",
+			       "--cache=never"), 0);
+	ck_assert_str_eq(c.socket_path, "/run/fs.sock");
+	ck_assert_str_eq(c.shared_dir, "/srv/share");
+	ck_assert_int_eq(c.opts.cache, FS_CACHE_NEVER);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vhost_user_cli");
@@ -336,6 +347,7 @@ int main(void)
 	tcase_add_test(tc, t_rlimit_nofile_is_kept);
 	tcase_add_test(tc, t_called_as_virtiofsd);
 	tcase_add_test(tc, t_socket_activation);
+	tcase_add_test(tc, t_cloud_hypervisor);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }
