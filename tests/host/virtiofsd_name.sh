@@ -8,6 +8,7 @@
 #   --version, --help, --print-capabilities in virtiofsd's shape (a
 #   "NAME VERSION" line, a Usage line naming the program, the
 #   vhost-user.json record of type fs), an unknown option refused by name;
+#   --rlimit-nofile=N the limit of the sandboxed server;
 #   Kata's Go and runtime-rs command lines (tests/host/vhost_user_kata.sh
 #   with BACKEND=that link), and libvirt 9.0's (qemu_virtiofs.c:
 #   --fd=N -o source=D,cache=M,sandbox=chroot|namespace,xattr,flock,posix_lock
@@ -46,6 +47,18 @@ for name in virtiofsd stainless-virtiofsd; do
 		fail "$name --bogus: exit $rc, '$(cat "$T/err")'"
 	echo "ok: $name --version '$v', --help, --print-capabilities, --bogus refused"
 done
+
+# --rlimit-nofile holds in the sandboxed server, as virtiofsd's does.
+. "$HERE/server_pid.inc"
+"$T/bin/virtiofsd" --socket-path="$T/rl.sock" --shared-dir="$T/share" --rlimit-nofile=4096 \
+	>"$T/rl.log" 2>&1 &
+rl=$!
+n=0
+while [ ! -S "$T/rl.sock" ] && [ $n -lt 50 ]; do n=$((n + 1)); sleep 0.1; done
+lim=$(awk '/^Max open files/ { print $4 "/" $5 }' "/proc/$(server_pid $rl)/limits")
+kill "$rl"; wait "$rl" 2>/dev/null
+[ "$lim" = 4096/4096 ] || { cat "$T/rl.log"; fail "--rlimit-nofile=4096: the server's limit is $lim"; }
+echo "ok: --rlimit-nofile=4096: the sandboxed server's RLIMIT_NOFILE is 4096/4096"
 
 # Kata's two command lines, the program run by path as Kata runs it.
 out=$(BACKEND=$T/bin/virtiofsd sh "$HERE/vhost_user_kata.sh" 2>&1) || { echo "$out"; fail "Kata's command lines as virtiofsd"; }
