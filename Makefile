@@ -11,6 +11,7 @@
 #   make deps       install the Debian packages everything needs (scripts/deps)
 #   make fuzz       each libFuzzer target FUZZ_SECONDS (60) from its corpus
 #   make fuzz-smoke each target a few seconds (part of make check)
+#   make install    PREFIX (/usr/local) and DESTDIR; make uninstall (dist/install.mk)
 #   SANITIZE=1      ASan+UBSan build      TSAN=1   ThreadSanitizer build
 #   V=1             show the commands
 
@@ -75,13 +76,16 @@ BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
         bench-sandbox bench-realwork bench-build bench-quick bench-report
 all: $(O)/stainless
 
+# After all: so that a bare make builds, never installs.
+include dist/install.mk
+
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$<)$(CC) $(CFLAGS) -c -o $@ $<
+	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(O)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$<)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
 $(O)/libstainless.a: $(LIB_OBJS)
 	$(call quiet,AR,$@)rm -f $@ && ar rcs $@ $^

@@ -72,13 +72,29 @@ unsigned fs_fd_used(void)
 	return atomic_load_explicit(&used, memory_order_relaxed);
 }
 
+/* The user fixed the limit (fs_fd_fix_nofile): raising it would undo that. */
+static bool nofile_fixed;
+
+int fs_fd_fix_nofile(unsigned long n)
+{
+	struct rlimit rl = { (rlim_t)n, (rlim_t)n };
+
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	nofile_fixed = true;
+	return 0;
+}
+
 int fs_fd_raise_nofile(void)
 {
 	rlim_t want = 1 << 20;
 	unsigned long long nr;
 	struct rlimit rl;
-	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+	FILE *f;
 
+	if (nofile_fixed)
+		return 0;
+	f = fopen("/proc/sys/fs/nr_open", "re");
 	if (f) {
 		if (fscanf(f, "%llu", &nr) == 1 && nr < want)
 			want = (rlim_t)nr;

@@ -52,6 +52,14 @@ void fs_fd_set_limit(unsigned limit);
  */
 int fs_fd_raise_nofile(void);
 
+/*
+ * Sets RLIMIT_NOFILE to n, soft and hard (virtiofsd's --rlimit-nofile),
+ * and keeps it: fs_fd_raise_nofile() changes nothing after it. Call it
+ * before the budget is first read. 0 or -errno (EPERM: a hard limit
+ * above the one this process may set).
+ */
+int fs_fd_fix_nofile(unsigned long n);
+
 /* The limit fs_fd_limit() starts from for a given RLIMIT_NOFILE value. */
 unsigned fs_fd_limit_for(unsigned long nofile);
 

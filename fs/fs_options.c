@@ -19,6 +19,7 @@ static const char *const cache_names[] = {
 	[FS_CACHE_NEVER] = "never",
 	[FS_CACHE_AUTO] = "auto",
 	[FS_CACHE_ALWAYS] = "always",
+	[FS_CACHE_METADATA] = "metadata",
 };
 
 int fs_parse_cache(const char *s, enum fs_cache *out)
@@ -121,7 +122,7 @@ int fs_options_parse_word(struct fs_options *o, const char *word, bool is_9p,
 	if (!is_9p && KEY("cache") && val) {
 		if (fs_parse_cache(val, &o->cache) == 0)
 			return 0;
-		*why = "cache must be never, auto or always";
+		*why = "cache must be never, auto, always or metadata";
 		return -EINVAL;
 	}
 	if (!is_9p && KEY("dax") && val) {

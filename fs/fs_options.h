@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum fs_cache { FS_CACHE_NEVER, FS_CACHE_AUTO, FS_CACHE_ALWAYS };
+/* metadata (virtiofsd's): attributes and entries kept a day, file data never cached. */
+enum fs_cache { FS_CACHE_NEVER, FS_CACHE_AUTO, FS_CACHE_ALWAYS, FS_CACHE_METADATA };
 
 struct fs_options {
 	enum fs_cache cache;
@@ -23,6 +24,19 @@ struct fs_options {
 	uint32_t msize;      /* 9p: largest message offered, 0 = default */
 	uint32_t poll_us;    /* 9p-serve: poll this long for the next request */
 	uint32_t queues;     /* virtio-fs request queues, 0 = the VMM's default */
+	/*
+	 * FUSE only, virtiofsd's switches (vhost-user-fs); false is the
+	 * default each time. The no_ ones hand a feature back to the client
+	 * kernel, as virtiofsd's do: its locks are then local to the guest,
+	 * and it clears set-id bits on write itself.
+	 */
+	bool readdirplus;    /* READDIRPLUS even at cache=never */
+	bool no_readdirplus; /* READDIRPLUS never */
+	bool no_flock;
+	bool no_posix_lock;
+	bool no_killpriv_v2;
+	bool posix_acl;      /* the client enforces POSIX ACLs (needs xattr) */
+	bool direct_io;      /* the client's O_DIRECT reaches the host file */
 };
 
 #define P9_MSIZE_DEFAULT (512u * 1024)

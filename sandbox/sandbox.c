@@ -261,7 +261,8 @@ static int init_main(struct sandbox *sb, int syncfd, const sigset_t *old)
 	/* Nothing mounted from here on may show up in the host's namespace. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		_exit(sandbox_fail(sb, 1, "cannot make the mounts private: %s", strerror(errno)));
-	(void)sethostname("stainless", 9);
+	/* A name for the new uts namespace only: nothing depends on it. */
+	(void)!sethostname("stainless", 9);
 	/*
 	 * init must not hold the old tree once the server pivots away from it:
 	 * pivot_root moves a cwd only if it is the old root itself, and a cwd

@@ -219,12 +219,12 @@ static int parse_args(int argc, char **argv, struct fs_options *o, struct sandbo
 				return r;
 		} else if (strcmp(a, "--cache") == 0) {
 			if (++i >= argc)
-				return usage("--cache needs a value (never, auto, always)", NULL);
+				return usage("--cache needs a value (never, auto, always, metadata)", NULL);
 			if (fs_parse_cache(argv[i], &o->cache))
-				return usage("cache must be never, auto or always", argv[i]);
+				return usage("cache must be never, auto, always or metadata", argv[i]);
 		} else if (strncmp(a, "--cache=", 8) == 0) {
 			if (fs_parse_cache(a + 8, &o->cache))
-				return usage("cache must be never, auto or always", a + 8);
+				return usage("cache must be never, auto, always or metadata", a + 8);
 		} else if (strcmp(a, "--readonly") == 0) {
 			o->readonly = true;
 		} else if (strcmp(a, "--xattr") == 0) {
@@ -253,7 +253,7 @@ static int parse_args(int argc, char **argv, struct fs_options *o, struct sandbo
 	}
 	if (npos < 2)
 		return usage("usage: stainless fuse-mount DIR MOUNTPOINT "
-			     "[--cache never|auto|always] [--readonly] [--xattr] [--xattr-map] [--writeback] "
+			     "[--cache never|auto|always|metadata] [--readonly] [--xattr] [--xattr-map] [--writeback] "
 			     "[--devices] [--uring] " SANDBOX_USAGE,
 			     NULL);
 	*dir = pos[0];

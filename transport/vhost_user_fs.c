@@ -73,12 +73,11 @@ static void notes(const struct vu_fs_config *c)
 			"inline by its own io_uring worker\n", c->thread_pool_size);
 	if (c->socket_deprecated)
 		fprintf(stderr, PREFIX "note: --socket is deprecated; use --socket-path\n");
-	if (c->cache_metadata)
-		fprintf(stderr, PREFIX "note: --cache metadata is served as never (no data or "
-			"attribute caching)\n");
-	if (c->file_handles != VU_FH_PREFER)
-		fprintf(stderr, PREFIX "note: --inode-file-handles: inodes are kept as file handles "
-			"where the file system has them, else as O_PATH fds\n");
+	if (c->max_idle_given)
+		fprintf(stderr, PREFIX "note: -o max_idle_threads ignored: there is no pool\n");
+	if (c->file_handles == VU_FH_PREFER)
+		fprintf(stderr, PREFIX "note: --inode-file-handles=prefer: stainless keeps no file "
+			"handles (its fd budget bounds the fds it holds); served as never\n");
 }
 
 /*
@@ -240,6 +239,11 @@ int vhost_user_fs_main(int argc, char **argv)
 	if (c.syslog)
 		log_to_syslog();
 	notes(&c);
+	/* The user's limit holds from here: the budget is read from it. */
+	if (c.rlimit_nofile && (rc = fs_fd_fix_nofile(c.rlimit_nofile)) < 0) {
+		fprintf(stderr, PREFIX "--rlimit-nofile %lu: %s\n", c.rlimit_nofile, strerror(-rc));
+		return 1;
+	}
 	lfd = open_listener(&c);  /* where the user asked, before the sandbox */
 	if (lfd < 0)
 		return 1;

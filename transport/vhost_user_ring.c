@@ -12,6 +12,7 @@
 
 #include "devices/vq.h"
 #include "devices/worker.h"
+#include "fs/resolve.h"
 
 void vu_efd_init(struct vu_efd *e)
 {
@@ -51,15 +52,20 @@ void vu_efd_set(struct vu_efd *e, int fd)
 /*
  * Only /proc tells an eventfd from another anonymous inode. When it cannot
  * be asked the fd is refused: a kick "fd" that is a regular file would
- * read as always ready and spin the ring's worker.
+ * read as always ready and spin the ring's worker. Asked beneath the fd of
+ * /proc/self/fd the process opened before its sandbox: under --sandbox
+ * chroot no /proc is left at its path.
  */
 bool vu_is_eventfd(int fd)
 {
-	char path[64], link[64];
+	char name[16], link[64];
+	int proc = fs_proc_self_fd();
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, link, sizeof(link) - 1);
+	if (proc < 0)
+		return false;
+	snprintf(name, sizeof(name), "%d", fd);
+	n = readlinkat(proc, name, link, sizeof(link) - 1);
 	if (n < 0)
 		return false;
 	link[n] = '\0';

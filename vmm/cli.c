@@ -13,7 +13,7 @@ void cli_run_usage(FILE *f)
 {
 	fputs("usage: stainless run --kernel PATH [--initrd PATH] [--cmdline STR]\n"
 	      "         [--mem SIZE] [--cpus N] [--console stdio|none|PATH]\n"
-	      "         [--fs TAG=DIR[,cache=never|auto|always][,dax=SIZE][,readonly][,xattr[=map]][,writeback][,devices][,queues=N]]...\n"
+	      "         [--fs TAG=DIR[,cache=never|auto|always|metadata][,dax=SIZE][,readonly][,xattr[=map]][,writeback][,devices][,queues=N]]...\n"
 	      "         [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]... [--rng] [--stats]\n"
 	      "         " SANDBOX_USAGE "\n"
 	      "  queues=N   virtio-fs request queues, 1..16, each with its own worker thread\n"

@@ -246,7 +246,7 @@ static const struct sc_rule vhost_user_rules[] = {
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(FIONBIO) }, "non-blocking fds handed over" },
 	{ SCMP_SYS(recvfrom), .why = "recv(): a message's body after its header" },
 	{ SCMP_SYS(newfstatat), .why = "fstat() of a memory region's fd (glibc's fstat)" },
-	{ SCMP_SYS(readlink), .why = "/proc/self/fd/N: is a kick/call fd an eventfd (vu_is_eventfd)" },
+	{ SCMP_SYS(readlinkat), .why = "N beneath /proc/self/fd: is a kick/call fd an eventfd (vu_is_eventfd)" },
 	{ SCMP_SYS(unlink), .why = "the socket's path once the frontend is connected (as virtiofsd)" },
 	{ SCMP_SYS(unlinkat), .why = "unlink on newer glibc" },
 	/* --syslog: connected at start (LOG_NDELAY); glibc reconnects after an error. */

@@ -22,6 +22,9 @@ static int host_flags(const struct fuse_server *s, uint32_t f, int *out)
 
 	if ((fl & O_ACCMODE) == O_ACCMODE)
 		return -EINVAL;
+	/* Dropped by default, as virtiofsd does: tmpfs and others refuse it. */
+	if (s->opts.direct_io)
+		fl |= (int)(f & O_DIRECT);
 	if (s->opts.readonly && ((fl & O_ACCMODE) != O_RDONLY || (fl & O_TRUNC)))
 		return -EROFS;
 	/*

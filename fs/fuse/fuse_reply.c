@@ -89,6 +89,7 @@ uint32_t fuse_open_flags_out(const struct fuse_server *s, bool dir)
 {
 	switch (s->opts.cache) {
 	case FS_CACHE_NEVER:
+	case FS_CACHE_METADATA:     /* data never cached: only attributes are */
 		return dir ? 0 : FOPEN_DIRECT_IO;
 	case FS_CACHE_ALWAYS:
 		return dir ? (FOPEN_CACHE_DIR | FOPEN_KEEP_CACHE) : FOPEN_KEEP_CACHE;

@@ -35,6 +35,44 @@ bool fuse_server_io_uring(const struct fuse_server *s)
 	return s->io_uring;
 }
 
+/* What INIT asks of the client for this share's options. */
+static uint64_t init_wants(const struct fuse_server *s)
+{
+	const struct fs_options *o = &s->opts;
+	uint64_t want = FUSE_ASYNC_READ | FUSE_ATOMIC_O_TRUNC | FUSE_BIG_WRITES |
+			FUSE_ASYNC_DIO | FUSE_PARALLEL_DIROPS | FUSE_MAX_PAGES | FUSE_SUBMOUNTS;
+
+	/* Locks are real unless the user gives them back to the client. */
+	if (!o->no_posix_lock)
+		want |= FUSE_POSIX_LOCKS;
+	if (!o->no_flock)
+		want |= FUSE_FLOCK_LOCKS;
+	if (!o->no_killpriv_v2)
+		want |= FUSE_HANDLE_KILLPRIV_V2;
+	/*
+	 * READDIRPLUS hands the client each entry's attributes, which it
+	 * drops at once when they may not be cached (cache=never): then it
+	 * is a lookup per entry for nothing (virtiofsd made the same call).
+	 * The first READDIR of each listing is a READDIRPLUS otherwise, and
+	 * cost more than the rest of a 10,000-entry listing together.
+	 */
+	if (o->cache != FS_CACHE_NEVER)
+		want |= FUSE_AUTO_INVAL_DATA;
+	if (o->readdirplus || (o->cache != FS_CACHE_NEVER && !o->no_readdirplus))
+		want |= FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO;
+	if (o->cache == FS_CACHE_ALWAYS)
+		want |= FUSE_CACHE_SYMLINKS;
+	if (o->writeback && !o->readonly)
+		want |= FUSE_WRITEBACK_CACHE;
+	/* The client reads the ACL xattrs, which the xattr policy passes. */
+	if (o->posix_acl && o->xattr)
+		want |= FUSE_POSIX_ACL;
+	/* With a DAX window, say mappings may be placed at any page. */
+	if (s->params.dax)
+		want |= FUSE_MAP_ALIGNMENT;
+	return want;
+}
+
 static int fuse_op_init(struct fuse_call *c)
 {
 	struct fuse_server *s = c->srv;
@@ -51,25 +89,7 @@ static int fuse_op_init(struct fuse_call *c)
 		pthread_mutex_unlock(&s->init_mu);
 		return -EIO; /* a second INIT needs a reset first */
 	}
-	uint64_t want = FUSE_ASYNC_READ | FUSE_POSIX_LOCKS | FUSE_ATOMIC_O_TRUNC |
-			FUSE_BIG_WRITES | FUSE_FLOCK_LOCKS | FUSE_ASYNC_DIO | FUSE_PARALLEL_DIROPS |
-			FUSE_MAX_PAGES | FUSE_SUBMOUNTS | FUSE_HANDLE_KILLPRIV_V2;
-	/*
-	 * READDIRPLUS hands the client each entry's attributes, which it
-	 * drops at once when they may not be cached (cache=never): then it
-	 * is a lookup per entry for nothing (virtiofsd made the same call).
-	 * The first READDIR of each listing is a READDIRPLUS otherwise, and
-	 * cost more than the rest of a 10,000-entry listing together.
-	 */
-	if (s->opts.cache != FS_CACHE_NEVER)
-		want |= FUSE_AUTO_INVAL_DATA | FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO;
-	if (s->opts.cache == FS_CACHE_ALWAYS)
-		want |= FUSE_CACHE_SYMLINKS;
-	if (s->opts.writeback && !s->opts.readonly)
-		want |= FUSE_WRITEBACK_CACHE;
-	/* With a DAX window, say mappings may be placed at any page. */
-	if (s->params.dax)
-		want |= FUSE_MAP_ALIGNMENT;
+	uint64_t want = init_wants(s);
 	/*
 	 * Shared mmap of a direct-io file (cache=never) goes through the
 	 * client's page cache like any other: nothing to refuse. Nodeids do
@@ -373,7 +393,7 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 		s->max_write = FUSE_SERVER_MAX_WRITE;
 	s->max_write &= ~4095u;
 	s->timeout_sec = opts->cache == FS_CACHE_NEVER ? 0 :
-			 opts->cache == FS_CACHE_ALWAYS ? 86400 : 1;
+			 opts->cache == FS_CACHE_AUTO ? 1 : 86400;
 	uint32_t ni = s->params.max_inodes ? s->params.max_inodes : FUSE_INODES_DEFAULT;
 	uint32_t nh = s->params.max_handles ? s->params.max_handles : FUSE_HANDLES_DEFAULT;
 

@@ -18,6 +18,11 @@
 # VU_QUEUES=N: the device with num-request-queues=N and N vCPUs, so the
 # guest (Linux >= 6.11) spreads its requests over N request rings and the
 # reboot restarts all of them (the backend offers 16).
+# The backend is started as QEMU's and libvirt's tooling finds one: from
+# the installed vhost-user descriptor (make install PREFIX=/usr into a
+# temp DESTDIR; its "binary", the stainless-virtiofsd link, run with
+# virtiofsd's options); VU_DESCRIPTOR=none runs `stainless vhost-user-fs`
+# directly, VU_DESCRIPTOR=FILE another descriptor's binary.
 # SKIP (77) only when QEMU or the guest kernel cannot be had.
 set -u
 : "${STAINLESS:?set STAINLESS to the stainless binary}"
@@ -92,9 +97,30 @@ INITRD=$("$TOP/guest-images/build-initramfs" --name vhost-qemu --init "$W/init" 
 	--file "$FSBATTERY:/bin/fsbattery:0755" 2>"$W/initramfs.log") ||
 	{ cat "$W/initramfs.log"; echo "FAIL: guest initramfs"; exit 1; }
 
+# The descriptor's "binary", as libvirt reads it (type fs, the first found).
+VU_DESCRIPTOR=${VU_DESCRIPTOR:-installed}
+DEST=
+case $VU_DESCRIPTOR in
+none) BACKEND="$STAINLESS vhost-user-fs" ;;
+*)
+	if [ "$VU_DESCRIPTOR" = installed ]; then
+		DEST=$W/dest
+		make -s -C "$TOP" O="$(dirname "$STAINLESS")" PREFIX=/usr DESTDIR="$DEST" install >"$W/install.log" 2>&1 ||
+			{ cat "$W/install.log"; echo "FAIL: make install"; exit 1; }
+		VU_DESCRIPTOR=$DEST/usr/share/qemu/vhost-user/50-stainless-virtiofsd.json
+	fi
+	grep -q '"type": *"fs"' "$VU_DESCRIPTOR" || { echo "FAIL: $VU_DESCRIPTOR is not of type fs"; exit 1; }
+	bin=$(sed -n 's/.*"binary": *"\([^"]*\)".*/\1/p' "$VU_DESCRIPTOR")
+	[ -n "$bin" ] || { echo "FAIL: no binary in $VU_DESCRIPTOR"; exit 1; }
+	BACKEND=$DEST$bin
+	"$BACKEND" --print-capabilities | grep -q '"type": *"fs"' ||
+		{ echo "FAIL: $BACKEND --print-capabilities"; exit 1; }
+	;;
+esac
 SOCK=$W/vhost-fs.sock
-"$STAINLESS" vhost-user-fs --socket-path "$SOCK" --shared-dir "$W/share" --cache auto \
-	--thread-pool-size=1 --sandbox none --seccomp none >"$W/backend.log" 2>&1 &
+# shellcheck disable=SC2086  # BACKEND: a command and its leading words
+$BACKEND --socket-path="$SOCK" --shared-dir="$W/share" --cache=auto \
+	--thread-pool-size=1 --sandbox=none --seccomp=none >"$W/backend.log" 2>&1 &
 backend=$!
 n=0
 while [ ! -S "$SOCK" ]; do
@@ -150,4 +176,4 @@ fi
 [ $brc -eq 0 ] || { tail -n 20 "$W/backend.log"; echo "FAIL: the backend exited $brc"; exit 1; }
 out=$(share_check "$W/share" virtiofs --mmap 2>&1) || { echo "$out"; echo "FAIL: host-side check"; exit 1; }
 summary=$(sed -n 's/.*ok battery: \(.*\)$/\1/p' "$W/console" | tr -d '\r' | tail -n 1)
-echo "PASS (QEMU $("$QEMU" --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') vhost-user-fs-pci, $VU_QUEUES request queue(s) -> stainless vhost-user-fs: battery: $summary, ${secs}s in all; unclean reboot served; host verify, secret, locks ok; backend exited 0)"
+echo "PASS (QEMU $("$QEMU" --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') vhost-user-fs-pci, $VU_QUEUES request queue(s) -> ${bin:-stainless vhost-user-fs}${bin:+ (from the installed descriptor)}: battery: $summary, ${secs}s in all; unclean reboot served; host verify, secret, locks ok; backend exited 0)"

@@ -4,11 +4,13 @@
  * does and drives it as the guest would (tests/vhost/vu_frontend + vu_fuse),
  * for tests/host/vhost_user_kata.sh.
  *
- *   vu_kata_client [--fd3] SOCKET READ_NAME READ_TEXT NEW_NAME NEW_TEXT -- BACKEND [ARGS...]
+ *   vu_kata_client [--fd3|--systemd] SOCKET READ_NAME READ_TEXT NEW_NAME NEW_TEXT -- BACKEND [ARGS...]
  *
  * --fd3: the client creates the listening socket at SOCKET and hands it to
  * the backend as fd 3 (Kata's Go runtime, virtiofsd --fd=3); without it the
- * backend creates SOCKET itself (runtime-rs, --socket-path). Then: FUSE_INIT,
+ * backend creates SOCKET itself (runtime-rs, --socket-path). --systemd: as
+ * --fd3, and the child says so as systemd's socket activation does
+ * (LISTEN_FDS=1, LISTEN_PID=its own pid) before it execs. Then: FUSE_INIT,
  * LOOKUP of READ_NAME, OPEN + READ compared with READ_TEXT, CREATE of
  * NEW_NAME + WRITE of NEW_TEXT + RELEASE, disconnect, and the backend must
  * exit with status 0 within 5 seconds. One "ok:" line per step; exit 0 when
@@ -17,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,13 +57,20 @@ static int listen_at(const char *path)
 }
 
 /* Starts ARGV; with LFD >= 0 that socket becomes the child's fd 3. */
-static void spawn(char **argv, int lfd)
+static void spawn(char **argv, int lfd, bool systemd)
 {
 	backend = fork();
 	if (backend < 0)
 		fail("fork", -errno);
 	if (backend == 0) {
+		char pid[24];
+
 		if (lfd >= 0 && (dup2(lfd, 3) < 0 || (lfd != 3 && close(lfd) < 0)))
+			_exit(126);
+		/* sd_listen_fds(3): the fds from 3 on, for this pid only. */
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		if (systemd && (setenv("LISTEN_FDS", "1", 1) || setenv("LISTEN_PID", pid, 1) ||
+				setenv("LISTEN_FDNAMES", "vhost-user-fs", 1)))
 			_exit(126);
 		execvp(argv[0], argv);
 		fprintf(stderr, "vu_kata_client: cannot run %s: %s\n", argv[0], strerror(errno));
@@ -165,18 +175,19 @@ int main(int argc, char **argv)
 	struct vu_fuse_req r;
 	struct fuse_init_out init;
 	int a = 1, lfd = -1, err, status;
+	bool systemd = argc > 1 && !strcmp(argv[1], "--systemd");
 
-	if (argc > 1 && !strcmp(argv[1], "--fd3"))
+	if (argc > 1 && (!strcmp(argv[1], "--fd3") || systemd))
 		a++;
 	if (argc < a + 7 || strcmp(argv[a + 5], "--")) {
-		fprintf(stderr, "usage: vu_kata_client [--fd3] SOCKET READ_NAME READ_TEXT NEW_NAME NEW_TEXT -- BACKEND [ARGS...]\n");
+		fprintf(stderr, "usage: vu_kata_client [--fd3|--systemd] SOCKET READ_NAME READ_TEXT NEW_NAME NEW_TEXT -- BACKEND [ARGS...]\n");
 		return 2;
 	}
 	const char *sock = argv[a];
 	signal(SIGPIPE, SIG_IGN);
 	if (a == 2)
 		lfd = listen_at(sock);
-	spawn(argv + a + 6, lfd);
+	spawn(argv + a + 6, lfd, systemd);
 	if (lfd >= 0)
 		close(lfd);  /* the backend holds it now */
 	connect_backend(&fe, sock);

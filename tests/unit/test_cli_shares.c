@@ -388,6 +388,8 @@ START_TEST(test_fs_options_words_fs)
 	ck_assert_int_eq(o.cache, FS_CACHE_NEVER);
 	WORD_OK(&o, "cache=always", false);
 	ck_assert_int_eq(o.cache, FS_CACHE_ALWAYS);
+	WORD_OK(&o, "cache=metadata", false);
+	ck_assert_int_eq(o.cache, FS_CACHE_METADATA);
 	WORD_OK(&o, "cache=auto", false);
 	ck_assert_int_eq(o.cache, FS_CACHE_AUTO);
 	WORD_OK(&o, "dax=64G", false);
@@ -474,9 +476,10 @@ END_TEST
 
 START_TEST(test_fs_cache_names_round_trip)
 {
-	static const enum fs_cache all[] = { FS_CACHE_NEVER, FS_CACHE_AUTO, FS_CACHE_ALWAYS };
+	static const enum fs_cache all[] = { FS_CACHE_NEVER, FS_CACHE_AUTO, FS_CACHE_ALWAYS,
+					     FS_CACHE_METADATA };
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		enum fs_cache c = (enum fs_cache)-1;
 
 		ck_assert_int_eq(fs_parse_cache(fs_cache_name(all[i]), &c), 0);
@@ -485,6 +488,7 @@ START_TEST(test_fs_cache_names_round_trip)
 	ck_assert_str_eq(fs_cache_name(FS_CACHE_NEVER), "never");
 	ck_assert_str_eq(fs_cache_name(FS_CACHE_AUTO), "auto");
 	ck_assert_str_eq(fs_cache_name(FS_CACHE_ALWAYS), "always");
+	ck_assert_str_eq(fs_cache_name(FS_CACHE_METADATA), "metadata");
 }
 END_TEST
 

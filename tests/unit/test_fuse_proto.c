@@ -9,6 +9,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,18 +22,25 @@
 #define GROUP_X 4242u       /* a group only held as a supplementary one */
 #define USER_A  4201u
 
-static uint64_t init_with(uint32_t minor, uint64_t offer, struct fuse_init_out *out)
+static uint64_t init_opts(const struct fs_options *o, uint32_t minor, uint64_t offer,
+			  struct fuse_init_out *out)
 {
 	struct fuse_init_in in = {
 		.major = 7, .minor = minor, .max_readahead = 1 << 20,
 		.flags = (uint32_t)offer | FUSE_INIT_EXT, .flags2 = (uint32_t)(offer >> 32),
 	};
+
+	tf_start(o, NULL, false);
+	ck_assert_int_eq(tf_req(FUSE_INIT, 0, &in, sizeof(in), NULL, NULL, out, sizeof(*out)), 0);
+	return out->flags | ((uint64_t)out->flags2 << 32);
+}
+
+static uint64_t init_with(uint32_t minor, uint64_t offer, struct fuse_init_out *out)
+{
 	struct fs_options o;
 
 	fs_options_default(&o);
-	tf_start(&o, NULL, false);
-	ck_assert_int_eq(tf_req(FUSE_INIT, 0, &in, sizeof(in), NULL, NULL, out, sizeof(*out)), 0);
-	return out->flags | ((uint64_t)out->flags2 << 32);
+	return init_opts(&o, minor, offer, out);
 }
 
 START_TEST(init_grants_what_is_true)
@@ -200,6 +210,118 @@ START_TEST(chgrp_to_a_supplementary_group)
 }
 END_TEST
 
+/*
+ * virtiofsd's switches (vhost-user-fs -o/--): each hands one INIT feature
+ * back to the client or takes it, and nothing else changes.
+ */
+START_TEST(init_follows_the_virtiofsd_switches)
+{
+	const uint64_t all = FUSE_POSIX_LOCKS | FUSE_FLOCK_LOCKS | FUSE_HANDLE_KILLPRIV_V2 |
+			     FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO | FUSE_POSIX_ACL |
+			     FUSE_ASYNC_READ;
+	struct fuse_init_out out;
+	struct fs_options o;
+	uint64_t got;
+
+	fs_options_default(&o);
+	got = init_opts(&o, 38, all, &out) & all;
+	ck_assert_uint_eq(got, all & ~(uint64_t)FUSE_POSIX_ACL);
+	o.no_flock = true;
+	ck_assert_uint_eq(init_opts(&o, 38, all, &out) & all, got & ~(uint64_t)FUSE_FLOCK_LOCKS);
+	fs_options_default(&o);
+	o.no_posix_lock = true;
+	ck_assert_uint_eq(init_opts(&o, 38, all, &out) & all, got & ~(uint64_t)FUSE_POSIX_LOCKS);
+	fs_options_default(&o);
+	o.no_killpriv_v2 = true;
+	ck_assert_uint_eq(init_opts(&o, 38, all, &out) & all, got & ~(uint64_t)FUSE_HANDLE_KILLPRIV_V2);
+	fs_options_default(&o);
+	o.no_readdirplus = true;
+	ck_assert_uint_eq(init_opts(&o, 38, all, &out) & all,
+			  got & ~(uint64_t)(FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO));
+	/* cache=never leaves READDIRPLUS out unless it is asked for. */
+	fs_options_default(&o);
+	o.cache = FS_CACHE_NEVER;
+	ck_assert(!(init_opts(&o, 38, all, &out) & FUSE_DO_READDIRPLUS));
+	o.readdirplus = true;
+	ck_assert(init_opts(&o, 38, all, &out) & FUSE_DO_READDIRPLUS);
+	/* POSIX ACLs are xattrs: without xattr the switch asks nothing. */
+	fs_options_default(&o);
+	o.posix_acl = true;
+	ck_assert(!(init_opts(&o, 38, all, &out) & FUSE_POSIX_ACL));
+	o.xattr = true;
+	ck_assert_uint_eq(init_opts(&o, 38, all, &out) & all, got | FUSE_POSIX_ACL);
+}
+END_TEST
+
+/* The O_DIRECT flag of the host fd the server opened for path, or -1. */
+static int host_fd_direct(const char *path)
+{
+	char link[PATH_MAX], fdp[64], line[128];
+	int found = -1;
+
+	for (int fd = 3; fd < 1024 && found < 0; fd++) {
+		snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(fdp, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, path) != 0)
+			continue;
+		snprintf(fdp, sizeof(fdp), "/proc/self/fdinfo/%d", fd);
+		FILE *f = fopen(fdp, "re");
+		unsigned flags;
+		while (f && fgets(line, sizeof(line), f)) {
+			/* O_PATH fds of the inode table share the path: skip them */
+			if (sscanf(line, "flags: %o", &flags) == 1 && !(flags & O_PATH))
+				found = !!(flags & O_DIRECT);
+		}
+		if (f)
+			fclose(f);
+	}
+	return found;
+}
+
+/* --allow-direct-io: the client's O_DIRECT reaches the host; else it is dropped. */
+START_TEST(direct_io_only_when_allowed)
+{
+	struct fs_options o;
+	uint64_t fh;
+
+	for (int allow = 0; allow < 2; allow++) {
+		fs_options_default(&o);
+		o.direct_io = allow;
+		tf_start(&o, NULL, true);
+		tf_write_host("d", "direct");
+		ck_assert_int_eq(tf_open(tf_nodeid(1, "d"), O_RDONLY | O_DIRECT, &fh), 0);
+		ck_assert_int_eq(host_fd_direct(tf_path("d")), allow);
+		tf_release(fh, FUSE_RELEASE);
+	}
+}
+END_TEST
+
+/* cache=metadata: entries and attributes kept a day, file data never cached. */
+START_TEST(cache_metadata_caches_attributes_only)
+{
+	struct fuse_entry_out e;
+	struct fuse_open_in in = { .flags = O_RDONLY };
+	struct fuse_open_out oo = { 0 };
+	struct fs_options o;
+
+	fs_options_default(&o);
+	ck_assert_int_eq(fs_parse_cache("metadata", &o.cache), 0);
+	tf_start(&o, NULL, true);
+	tf_write_host("m", "meta");
+	ck_assert_int_eq(tf_lookup(1, "m", &e), 0);
+	ck_assert_uint_eq(e.entry_valid, 86400);
+	ck_assert_uint_eq(e.attr_valid, 86400);
+	ck_assert_int_eq(tf_req(FUSE_OPEN, e.nodeid, &in, sizeof(in), NULL, NULL, &oo, sizeof(oo)), 0);
+	ck_assert(oo.open_flags & FOPEN_DIRECT_IO);
+	ck_assert(!(oo.open_flags & FOPEN_KEEP_CACHE));
+	ck_assert(tf_init.flags & FUSE_DO_READDIRPLUS);
+	tf_release(oo.fh, FUSE_RELEASE);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fuse_proto");
@@ -211,6 +333,9 @@ int main(void)
 	tcase_add_test(tc, statx_answers_from_the_host);
 	tcase_add_test(tc, supplementary_group_extension);
 	tcase_add_test(tc, chgrp_to_a_supplementary_group);
+	tcase_add_test(tc, init_follows_the_virtiofsd_switches);
+	tcase_add_test(tc, direct_io_only_when_allowed);
+	tcase_add_test(tc, cache_metadata_caches_attributes_only);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }
