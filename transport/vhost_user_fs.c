@@ -103,6 +103,7 @@ static int sandbox(const struct vu_fs_config *c, struct sandbox *sb, int *code)
 	}
 	sandbox_init(sb, "vhost-user-fs", &sbo);
 	sb->host_ids = true;      /* the guest's ids are the host's, as virtiofsd */
+	sb->devices = c->opts.devices;
 	if (c->socket_path) {
 		unix_left_init(&left, c->socket_path);
 		sb->hooks = (struct sandbox_hooks){ .ended = unix_left_remove, .ctx = &left };
