@@ -35,14 +35,16 @@ void fs_creds_switch_ids(uid_t uid, gid_t gid);
 /*
  * The capabilities a passthrough needs: FS_CAPS_KEEP, as a mask of
  * CAP_* bits. CHOWN, DAC_OVERRIDE, FOWNER and FSETID for what root does
- * to files; SETUID and SETGID for fs_creds_set; DAC_READ_SEARCH for
- * open_by_handle_at and AT_EMPTY_PATH lookups. MKNOD only where a share
+ * to files (DAC_OVERRIDE also reads and searches any directory); SETUID
+ * and SETGID for fs_creds_set. Never DAC_READ_SEARCH: in the initial user
+ * namespace it is what lets open_by_handle_at decode any inode of a file
+ * system, beneath the share or not, so no thread that serves a client
+ * holds it (the servers use no file handles). MKNOD only where a share
  * has `devices` (fs_caps_keep()).
  */
 #define FS_CAPS_KEEP ((1ull << CAP_CHOWN) | (1ull << CAP_DAC_OVERRIDE) |          \
-		      (1ull << CAP_DAC_READ_SEARCH) | (1ull << CAP_FOWNER) |      \
-		      (1ull << CAP_FSETID) | (1ull << CAP_SETGID) |               \
-		      (1ull << CAP_SETUID))
+		      (1ull << CAP_FOWNER) | (1ull << CAP_FSETID) |               \
+		      (1ull << CAP_SETGID) | (1ull << CAP_SETUID))
 
 /*
  * Whether some share of this process has `devices`: then a serving

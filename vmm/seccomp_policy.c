@@ -101,8 +101,7 @@ static const struct sc_rule sanitizer_rules[] = {
 static const struct sc_rule server_rules[] = {
 	{ SCMP_SYS(openat), .why = "open beneath the share; /proc/self/fd reopen of O_PATH fds; /etc/passwd" },
 	{ SCMP_SYS(openat2), .why = "name resolution with RESOLVE_BENEATH and no magic links (resolve.c)" },
-	{ SCMP_SYS(open_by_handle_at), .why = "reopen a remembered inode by file handle (fd budget)" },
-	{ SCMP_SYS(name_to_handle_at), .why = "an inode's file handle, so it need not keep an fd" },
+	/* No open_by_handle_at, name_to_handle_at: handles reach past the share (fs/creds.h). */
 	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_DUPFD_CLOEXEC) }, "dup of a fid's or handle's fd" },
 	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_GETFL) }, "an fd's open flags (reopen, access checks)" },
 	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_SETFL) }, "O_APPEND/O_NONBLOCK on an open file (FUSE SETATTR of open flags)" },
