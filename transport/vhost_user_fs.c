@@ -77,8 +77,8 @@ static void notes(const struct vu_fs_config *c)
 		fprintf(stderr, PREFIX "note: --cache metadata is served as never (no data or "
 			"attribute caching)\n");
 	if (c->file_handles != VU_FH_PREFER)
-		fprintf(stderr, PREFIX "note: --inode-file-handles: inodes are kept as file handles "
-			"where the file system has them, else as O_PATH fds\n");
+		fprintf(stderr, PREFIX "note: --inode-file-handles: no file handles are used; an "
+			"evicted inode is reopened by its name and checked\n");
 }
 
 /*

@@ -39,8 +39,7 @@
  * that holds it, and the sweep takes it only with a CAS that sees no
  * users, so an fd in use is never closed under a request. When the budget has
  * no fd left for a reopened inode, the request gets an fd of its own,
- * closed at fuse_inode_fd_put() -- a lookup never fails for lack of fds
- * while handles work.
+ * closed at fuse_inode_fd_put() -- a lookup never fails for lack of fds.
  *
  * Memory. The table is bounded by its slot count (fuse_server_params
  * max_inodes, FUSE_INODES_DEFAULT): a slot costs sizeof(struct fuse_inode)
