@@ -101,6 +101,11 @@ $(O)/bench/%: $(O)/bench/%.o $(O)/libstainless.a
 $(O)/bench/vu_load: $(VU_FRONTEND_SRCS:%.c=$(O)/%.o)
 $(O)/bench/vu_load $(O)/bench/p9_load: $(O)/bench/proc_tree.o
 
+# Host-tier programs that link the library (tests/host/*.sh run them).
+HOST_BINS := $(O)/tests/host/sandbox_escape
+$(O)/tests/host/%: $(O)/tests/host/%.o $(O)/libstainless.a
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 unit: $(UNIT_BINS)
 	$(Q)O=$(O) tests/run-unit $(UNIT_BINS)
 
@@ -112,10 +117,10 @@ check:
 	$(Q)scripts/deps bench
 	$(Q)$(MAKE) --no-print-directory check-run
 
-check-run: all $(UNIT_BINS) $(BENCH_BINS)
+check-run: all $(UNIT_BINS) $(BENCH_BINS) $(HOST_BINS)
 	$(Q)O=$(O) tests/run-all $(UNIT_BINS)
 
-host: all
+host: all $(HOST_BINS)
 	$(Q)O=$(O) tests/run-host
 
 e2e: all

@@ -65,9 +65,27 @@ void fs_creds_reset(void)
 	syscall(SYS_setgroups, 0, NULL);
 }
 
+/* Written once by the command before any thread; read after. */
+static bool devices;
+
+void fs_caps_allow_devices(bool on)
+{
+	devices = on;
+}
+
+bool fs_caps_devices(void)
+{
+	return devices;
+}
+
+uint64_t fs_caps_keep(void)
+{
+	return FS_CAPS_KEEP | (devices ? 1ull << CAP_MKNOD : 0);
+}
+
 int fs_caps_limit(void)
 {
-	return fs_caps_limit_to(FS_CAPS_KEEP);
+	return fs_caps_limit_to(fs_caps_keep());
 }
 
 int fs_caps_limit_to(uint64_t keep_mask)

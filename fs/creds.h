@@ -7,6 +7,7 @@
 #define STAINLESS_FS_CREDS_H
 
 #include <linux/capability.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,18 +34,36 @@ void fs_creds_switch_ids(uid_t uid, gid_t gid);
 
 /*
  * The capabilities a passthrough needs: FS_CAPS_KEEP, as a mask of
- * CAP_* bits. CHOWN, DAC_OVERRIDE, FOWNER, FSETID and MKNOD for what root
- * does to files; SETUID and SETGID for fs_creds_set; DAC_READ_SEARCH for
- * open_by_handle_at and AT_EMPTY_PATH lookups.
+ * CAP_* bits. CHOWN, DAC_OVERRIDE, FOWNER and FSETID for what root does
+ * to files (DAC_OVERRIDE also reads and searches any directory); SETUID
+ * and SETGID for fs_creds_set. Never DAC_READ_SEARCH: in the initial user
+ * namespace it is what lets open_by_handle_at decode any inode of a file
+ * system, beneath the share or not, so no thread that serves a client
+ * holds it (the servers use no file handles). MKNOD only where a share
+ * has `devices` (fs_caps_keep()).
  */
 #define FS_CAPS_KEEP ((1ull << CAP_CHOWN) | (1ull << CAP_DAC_OVERRIDE) |          \
-		      (1ull << CAP_DAC_READ_SEARCH) | (1ull << CAP_FOWNER) |      \
-		      (1ull << CAP_FSETID) | (1ull << CAP_SETGID) |               \
-		      (1ull << CAP_SETUID) | (1ull << CAP_MKNOD))
+		      (1ull << CAP_FOWNER) | (1ull << CAP_FSETID) |               \
+		      (1ull << CAP_SETGID) | (1ull << CAP_SETUID))
+
+/*
+ * Whether some share of this process has `devices`: then a serving
+ * thread keeps CAP_MKNOD and its seccomp filter lets mknodat make
+ * character and block devices (vmm/seccomp_policy.c); otherwise neither,
+ * so not even a compromised server can mint a host device node (FIFOs,
+ * sockets, regular files and the 0:0 whiteout need no CAP_MKNOD since
+ * Linux 5.8). Each command says so while the process is single-threaded,
+ * before sandbox_enter() (which starts building the filters).
+ */
+void fs_caps_allow_devices(bool on);
+bool fs_caps_devices(void);
+
+/* FS_CAPS_KEEP, and CAP_MKNOD when fs_caps_devices(). */
+uint64_t fs_caps_keep(void);
 
 /*
  * Limits the calling thread's permitted, effective and inheritable
- * capabilities to FS_CAPS_KEEP, and its bounding set too where it may
+ * capabilities to fs_caps_keep(), and its bounding set too where it may
  * (CAP_SETPCAP), so not even an execve gets the rest back. Capabilities
  * are per thread and setfsuid() takes away only the file-system ones,
  * so a thread serving clients would otherwise keep CAP_SYS_ADMIN and
@@ -58,7 +77,7 @@ int fs_caps_limit(void);
 
 /*
  * fs_caps_limit() to another mask: the sandbox's whole-process limit,
- * FS_CAPS_KEEP and what threads other than the serving ones still need
+ * fs_caps_keep() and what threads other than the serving ones still need
  * (sandbox_creds.c), which each serving thread then drops itself.
  */
 int fs_caps_limit_to(uint64_t keep_mask);

@@ -399,8 +399,11 @@ static int enter(struct sandbox *sb, int *exit_code)
 
 int sandbox_enter(struct sandbox *sb, int *exit_code)
 {
-	int r = enter(sb, exit_code);
+	int r;
 
+	/* Before any filter is built and before the capabilities are limited. */
+	fs_caps_allow_devices(sb->devices);
+	r = enter(sb, exit_code);
 	/* The server's filters, built while it sets itself up (fs_thread.h). */
 	if (r == 0)
 		fs_thread_prebuild();

@@ -24,7 +24,7 @@
  *                       read-only), the device nodes asked for and a
  *                       pid-only /proc; pivot_root, the old root detached;
  *                       then no_new_privs, the capabilities a passthrough
- *                       needs (FS_CAPS_KEEP) and no others, RLIMIT_NOFILE
+ *                       needs (fs_caps_keep()) and no others, RLIMIT_NOFILE
  *                       fixed at the fd budget, RLIMIT_CORE 0.
  *
  * chroot mode (virtiofsd's --sandbox chroot, for hosts without namespaces)
@@ -113,6 +113,13 @@ struct sandbox {
 	 * file to another host id and show the user's own files as root's.
 	 */
 	bool kernel_ids;
+	/*
+	 * Some share has `devices`: only then may the servers make character
+	 * and block device nodes, so only then do they keep CAP_MKNOD and does
+	 * their seccomp filter allow those modes (fs_caps_allow_devices(),
+	 * which sandbox_enter() calls before the filters are built).
+	 */
+	bool devices;
 	struct sandbox_hooks hooks;
 	unsigned nbinds;
 	struct sandbox_bind binds[SANDBOX_SHARES_MAX + SANDBOX_DEVS_MAX];

@@ -2,7 +2,7 @@
 /*
  * The sandbox's credentials (see sandbox.h): limits first, while
  * CAP_SYS_RESOURCE may still raise them, then the capabilities, then
- * no_new_privs. The capability set is the servers' own (FS_CAPS_KEEP,
+ * no_new_privs. The capability set is the servers' own (fs_caps_keep(),
  * fs_caps_limit in fs/creds.c): the sandbox applies it to the whole
  * process before its first thread, the servers' per-thread call then finds
  * nothing more to drop, and the two cannot disagree.
@@ -57,7 +57,7 @@ int sandbox_drop_privileges(struct sandbox *sb)
 	if (r < 0)
 		return r;
 	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-	r = fs_caps_limit_to(FS_CAPS_KEEP |
+	r = fs_caps_limit_to(fs_caps_keep() |
 			     (sb->opts.mode == SANDBOX_NAMESPACE ? SANDBOX_CAPS_EXTRA : 0));
 	if (r < 0)
 		return sandbox_fail(sb, r, "cannot drop capabilities: %s", strerror(-r));

@@ -398,6 +398,7 @@ int fuse_mount_main(int argc, char **argv)
 	sandbox_init(&sb, "fuse-mount", &sbo);
 	sb.host_ids = true;
 	sb.kernel_ids = true;
+	sb.devices = o.devices;
 	sb.hooks = (struct sandbox_hooks){ .stop = supervisor_stop, .ended = supervisor_ended,
 					   .ctx = &mp };
 	/* What taking the mount down needs, held by whoever does it. */

@@ -504,6 +504,7 @@ int p9_serve_main(int argc, char **argv)
 	}
 	sandbox_init(&sb, "9p-serve", &a.sbo);
 	sb.host_ids = true;
+	sb.devices = a.opts.devices;
 	unix_left_init(&left, a.sock);
 	sb.hooks = (struct sandbox_hooks){ .ended = unix_left_remove, .ctx = &left };
 	err = sandbox_enter(&sb, &c);

@@ -77,7 +77,7 @@ static void notes(const struct vu_fs_config *c)
 		fprintf(stderr, PREFIX "note: -o max_idle_threads ignored: there is no pool\n");
 	if (c->file_handles == VU_FH_PREFER)
 		fprintf(stderr, PREFIX "note: --inode-file-handles=prefer: stainless keeps no file "
-			"handles (its fd budget bounds the fds it holds); served as never\n");
+			"handles (an evicted inode is reopened by its name and checked); served as never\n");
 }
 
 /*
@@ -102,6 +102,7 @@ static int sandbox(const struct vu_fs_config *c, struct sandbox *sb, int *code)
 	}
 	sandbox_init(sb, "vhost-user-fs", &sbo);
 	sb->host_ids = true;      /* the guest's ids are the host's, as virtiofsd */
+	sb->devices = c->opts.devices;
 	if (c->socket_path) {
 		unix_left_init(&left, c->socket_path);
 		sb->hooks = (struct sandbox_hooks){ .ended = unix_left_remove, .ctx = &left };

@@ -31,6 +31,9 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "fs/creds.h"
 
 #define ARG_EQ(i, v)      { .arg = (i), .op = SCMP_CMP_EQ, .datum_a = (v) }
 #define ARG_BITS(i, m, v) { .arg = (i), .op = SCMP_CMP_MASKED_EQ, .datum_a = (m), .datum_b = (v) }
@@ -98,8 +101,7 @@ static const struct sc_rule sanitizer_rules[] = {
 static const struct sc_rule server_rules[] = {
 	{ SCMP_SYS(openat), .why = "open beneath the share; /proc/self/fd reopen of O_PATH fds; /etc/passwd" },
 	{ SCMP_SYS(openat2), .why = "name resolution with RESOLVE_BENEATH and no magic links (resolve.c)" },
-	{ SCMP_SYS(open_by_handle_at), .why = "reopen a remembered inode by file handle (fd budget)" },
-	{ SCMP_SYS(name_to_handle_at), .why = "an inode's file handle, so it need not keep an fd" },
+	/* No open_by_handle_at, name_to_handle_at: handles reach past the share (fs/creds.h). */
 	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_DUPFD_CLOEXEC) }, "dup of a fid's or handle's fd" },
 	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_GETFL) }, "an fd's open flags (reopen, access checks)" },
 	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_SETFL) }, "O_APPEND/O_NONBLOCK on an open file (FUSE SETATTR of open flags)" },
@@ -131,7 +133,12 @@ static const struct sc_rule server_rules[] = {
 	{ SCMP_SYS(syncfs), .why = "SYNCFS" },
 	{ SCMP_SYS(copy_file_range), .why = "COPY_FILE_RANGE" },
 	{ SCMP_SYS(mkdirat), .why = "MKDIR / Tmkdir" },
-	{ SCMP_SYS(mknodat), .why = "MKNOD / Tmknod (FIFOs, sockets, whiteouts; devices if allowed)" },
+	/* The kernel reads mode as 16 bits and dev as 32: the masks see what it sees. */
+	{ SCMP_SYS(mknodat), 0, 1, { ARG_BITS(2, S_IFMT, S_IFIFO) }, "MKNOD / Tmknod of a FIFO" },
+	{ SCMP_SYS(mknodat), 0, 1, { ARG_BITS(2, S_IFMT, S_IFSOCK) }, "MKNOD / Tmknod of a socket" },
+	{ SCMP_SYS(mknodat), 0, 1, { ARG_BITS(2, S_IFMT, S_IFREG) }, "MKNOD / Tmknod of a regular file" },
+	{ SCMP_SYS(mknodat), 0, 2, { ARG_BITS(2, S_IFMT, S_IFCHR), ARG_BITS(3, 0xffffffffu, 0) },
+	  "MKNOD / Tmknod of the overlayfs whiteout (character device 0:0)" },
 	{ SCMP_SYS(symlinkat), .why = "SYMLINK / Tsymlink" },
 	{ SCMP_SYS(linkat), .why = "LINK / Tlink" },
 	{ SCMP_SYS(renameat), .why = "RENAME / Trenameat" },
@@ -161,6 +168,11 @@ static const struct sc_rule server_rules[] = {
 	{ SCMP_SYS(prctl), 0, 1, { PRCTL(PR_CAPBSET_DROP) }, "fs_caps_limit: drop the rest from the bounding set" },
 	{ SCMP_SYS(prlimit64), 0, 1, { ARG_EQ(2, 0) }, "getrlimit(RLIMIT_NOFILE) for the fd budget: reading, never setting" },
 	{ SCMP_SYS(getrandom), .why = "the 9p server's fid-hash seed" },
+};
+
+/* Only in a process where some share has `devices` (fs_caps_devices()). */
+static const struct sc_rule device_rules[] = {
+	{ SCMP_SYS(mknodat), .why = "MKNOD / Tmknod of character and block devices (a share has `devices`)" },
 };
 
 /* A 9p server looks up the user a client attaches as (Tattach). */
@@ -340,6 +352,8 @@ static const struct sc_group sanitizer = GROUP("sanitizer runtime (SANITIZE=1/TS
 					       sanitizer_rules);
 #endif
 static const struct sc_group server = GROUP("file-system servers", server_rules);
+static const struct sc_group devices = GROUP("device nodes: only when a share has `devices`",
+					    device_rules);
 static const struct sc_group user_lookup = GROUP("9p user lookup", user_lookup_rules);
 static const struct sc_group pinned = GROUP("pinned serving thread", pinned_rules);
 static const struct sc_group waits = GROUP("waits on fds", wait_rules);
@@ -407,6 +421,17 @@ static unsigned add_groups(const struct sc_group *const *list, unsigned len,
 	return n;
 }
 
+/* A thread role's groups; a serving one's device nodes where a share allows them. */
+static unsigned add_role(enum fs_role role, const struct sc_group **out, unsigned n,
+			 unsigned max)
+{
+	n = add_groups(role_groups[role], 8, out, n, max);
+	for (unsigned i = 0; i < 8 && role_groups[role][i]; i++)
+		if (role_groups[role][i] == &server && fs_caps_devices())
+			n = add_groups((const struct sc_group *const[]){ &devices }, 1, out, n, max);
+	return n;
+}
+
 unsigned sc_policy_groups(enum sc_command cmd, enum fs_role role,
 			  const struct sc_group **out, unsigned max)
 {
@@ -422,11 +447,11 @@ unsigned sc_policy_groups(enum sc_command cmd, enum fs_role role,
 	if (role == FS_ROLE_SUPERVISOR)
 		return add_groups(supervisor_groups[cmd], 4, out, n, max);
 	if (role != FS_ROLE_SPAWNER)
-		return add_groups(role_groups[role], 8, out, n, max);
+		return add_role(role, out, n, max);
 	/* Every thread it makes starts under its filter, then narrows it. */
 	n = add_groups((const struct sc_group *const[]){ &spawner }, 1, out, n, max);
 	for (unsigned r = 0; r < FS_ROLE_COUNT; r++)
 		if (FS_ROLE_IS_THREAD(r))
-			n = add_groups(role_groups[r], 8, out, n, max);
+			n = add_role((enum fs_role)r, out, n, max);
 	return n;
 }

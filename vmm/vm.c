@@ -400,6 +400,8 @@ int vm_run_main(int argc, char **argv)
 		return rc < 0 ? 2 : 0;
 	}
 	sandbox_init(&vm->sandbox, "run", &vm->cfg.sandbox);
+	for (unsigned i = 0; i < vm->cfg.nr_shares; i++)
+		vm->sandbox.devices |= vm->cfg.shares[i].opts.devices;
 	rc = sandbox_enter(&vm->sandbox, &code);
 	if (rc != 0) {
 		free(vm);

@@ -120,9 +120,9 @@ int fuse_stat(int fd, struct stat *st);
  */
 int fuse_lookup_entry(struct fuse_server *s, struct fuse_inode *parent, int dirfd,
 		      const char *name, struct fuse_entry_out *e);
-/* Takes an O_PATH fd of an object just made and enters it. */
+/* Takes an O_PATH fd of an object just made as name in parent (NULL: none) and enters it. */
 int fuse_enter_fd(struct fuse_server *s, struct fuse_inode *parent, int fd,
-		  struct fuse_entry_out *e);
+		  const char *name, struct fuse_entry_out *e);
 int fuse_reopen(struct fuse_server *s, int fd, int flags);
 /* HANDLE_KILLPRIV_V2: clear set-id bits of a regular file as a write would. */
 int fuse_kill_suidgid(int fd);

@@ -97,17 +97,76 @@ int fuse_op_mkdir(struct fuse_call *c)
 	return reply_new_entry(c, name);
 }
 
+/*
+ * The known inode name names under dirfd, referenced, with its fd held
+ * in *f where f is given (f->fd -1 when it has none to hold: gone, or
+ * stale): a name about to be removed, replaced or moved (fuse_inode.h).
+ * NULL when the table does not know it.
+ */
+static struct fuse_inode *named(struct fuse_server *s, int dirfd, const char *name,
+				struct fuse_ifd *f)
+{
+	struct fuse_inode *ino;
+	struct stat st;
+
+	if (f)
+		f->fd = -1;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !(ino = fuse_inode_peek(&s->it, &st)))
+		return NULL;
+	if (f && fuse_inode_fd(&s->it, ino, f) < 0)
+		f->fd = -1;
+	return ino;
+}
+
+static void named_put(struct fuse_server *s, struct fuse_inode *ino, struct fuse_ifd *f)
+{
+	if (f && f->fd >= 0)
+		fuse_inode_fd_put(f);
+	if (ino)
+		fuse_inode_put(&s->it, ino);
+}
+
+/* An inode the client may still use that just lost its name keeps its fd. */
 static int remove_name(struct fuse_call *c, int flags)
 {
+	struct fuse_inode *victim;
+	struct fuse_ifd vf;
 	const char *name;
 	uint32_t off = 0;
 	int r = fuse_arg_name(c, &off, &name);
 
 	if (r || (r = need_dir(c)))
 		return r;
-	if (unlinkat(c->fd, name, flags) < 0)
-		return -errno;
-	return fuse_reply(c, NULL, 0);
+	victim = named(c->srv, c->fd, name, &vf);
+	if (unlinkat(c->fd, name, flags) < 0) {
+		r = -errno;
+	} else {
+		if (victim && vf.fd >= 0)
+			fuse_inode_unlinked(&c->srv->it, victim, &vf);
+		r = fuse_reply(c, NULL, 0);
+	}
+	named_put(c->srv, victim, &vf);
+	return r;
+}
+
+/*
+ * After a rename: the moved inode's place follows it; with EXCHANGE the
+ * other one's too, else an inode renamed over loses its name. One inode
+ * under both names is a rename that does nothing.
+ */
+static void renamed(struct fuse_call *c, struct fuse_inode *nd, const char *oldname,
+		    const char *newname, uint32_t flags, struct fuse_inode *moved,
+		    struct fuse_inode *victim, struct fuse_ifd *vf)
+{
+	if (moved == victim)
+		return;
+	if (moved)
+		fuse_inode_moved(&c->srv->it, moved, nd, newname);
+	if (victim && (flags & RENAME_EXCHANGE))
+		fuse_inode_moved(&c->srv->it, victim, c->ino, oldname);
+	else if (victim && vf->fd >= 0)
+		fuse_inode_unlinked(&c->srv->it, victim, vf);
 }
 
 int fuse_op_unlink(struct fuse_call *c)
@@ -139,8 +198,18 @@ static int do_rename(struct fuse_call *c, uint64_t newdir, uint32_t flags,
 	if (!S_ISDIR(nd->type))
 		r = -ENOTDIR;
 	else if ((r = fuse_inode_fd(&c->srv->it, nd, &nfd)) == 0) {
-		r = renameat2(c->fd, oldname, nfd.fd, newname, flags) < 0 ? -errno :
-		    fuse_reply(c, NULL, 0);
+		struct fuse_ifd vf;
+		struct fuse_inode *moved = named(c->srv, c->fd, oldname, NULL);
+		struct fuse_inode *victim = named(c->srv, nfd.fd, newname, &vf);
+
+		if (renameat2(c->fd, oldname, nfd.fd, newname, flags) < 0) {
+			r = -errno;
+		} else {
+			renamed(c, nd, oldname, newname, flags, moved, victim, &vf);
+			r = fuse_reply(c, NULL, 0);
+		}
+		named_put(c->srv, victim, &vf);
+		named_put(c->srv, moved, NULL);
 		fuse_inode_fd_put(&nfd);
 	}
 	fuse_inode_put(&c->srv->it, nd);

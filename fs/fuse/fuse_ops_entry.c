@@ -87,18 +87,42 @@ void fuse_fill_entry(struct fuse_server *s, struct fuse_inode *ino,
 	fuse_fill_attr(s, st, ino->submount, &e->attr);
 }
 
+/* struct stat from a statx of the basic fields, which the kernel always fills. */
+static void stat_of(const struct statx *sx, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+	st->st_ino = sx->stx_ino;
+	st->st_mode = sx->stx_mode;
+	st->st_nlink = sx->stx_nlink;
+	st->st_uid = sx->stx_uid;
+	st->st_gid = sx->stx_gid;
+	st->st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor);
+	st->st_size = (off_t)sx->stx_size;
+	st->st_blksize = (blksize_t)sx->stx_blksize;
+	st->st_blocks = (blkcnt_t)sx->stx_blocks;
+	st->st_atim = (struct timespec){ sx->stx_atime.tv_sec, sx->stx_atime.tv_nsec };
+	st->st_mtim = (struct timespec){ sx->stx_mtime.tv_sec, sx->stx_mtime.tv_nsec };
+	st->st_ctim = (struct timespec){ sx->stx_ctime.tv_sec, sx->stx_ctime.tv_nsec };
+}
+
+/* One statx gives the attributes and the birth time the inode is checked by later. */
 int fuse_enter_fd(struct fuse_server *s, struct fuse_inode *parent, int fd,
-		  struct fuse_entry_out *e)
+		  const char *name, struct fuse_entry_out *e)
 {
 	struct fuse_inode *ino;
+	struct statx sx;
 	struct stat st;
-	int r = fuse_stat(fd, &st);
+	int r;
 
-	if (r) {
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+		  STATX_BASIC_STATS | STATX_BTIME, &sx) < 0) {
+		r = -errno;
 		close(fd);
 		return r;
 	}
-	r = fuse_inode_lookup_add(&s->it, fd, &st, parent->dev, &ino);
+	stat_of(&sx, &st);
+	r = fuse_inode_lookup_add(&s->it, fd, &st, fuse_inode_btag(&sx), parent, name, &ino);
 	if (r)
 		return r;
 	fuse_fill_entry(s, ino, &st, e);
@@ -125,6 +149,7 @@ int fuse_lookup_entry(struct fuse_server *s, struct fuse_inode *parent, int dirf
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		ino = fuse_inode_find(&s->it, &st);
 		if (ino) {
+			fuse_inode_moved(&s->it, ino, parent, name); /* a hard link, a host rename */
 			fuse_fill_entry(s, ino, &st, e);
 			fuse_inode_put(&s->it, ino); /* the lookup count keeps it */
 			return 0;
@@ -133,7 +158,7 @@ int fuse_lookup_entry(struct fuse_server *s, struct fuse_inode *parent, int dirf
 		return -ENOENT;
 	}
 	fd = fs_open_beneath(dirfd, name, O_PATH, 0);
-	return fd < 0 ? fd : fuse_enter_fd(s, parent, fd, e);
+	return fd < 0 ? fd : fuse_enter_fd(s, parent, fd, name, e);
 }
 
 int fuse_op_lookup(struct fuse_call *c)

@@ -80,7 +80,7 @@ int fuse_op_open(struct fuse_call *c)
 }
 
 /* CREATE and TMPFILE: enter the new file's inode, then open a handle. */
-static int reply_created(struct fuse_call *c, int fd, int fl)
+static int reply_created(struct fuse_call *c, int fd, int fl, const char *name)
 {
 	struct fuse_entry_out e;
 	struct fuse_open_out out = { .open_flags = file_open_flags(c->srv) };
@@ -92,7 +92,7 @@ static int reply_created(struct fuse_call *c, int fd, int fl)
 		close(fd);
 		return pfd;
 	}
-	r = fuse_enter_fd(c->srv, c->ino, pfd, &e);
+	r = fuse_enter_fd(c->srv, c->ino, pfd, name, &e);
 	if (r) {
 		close(fd);
 		return r;
@@ -138,7 +138,7 @@ int fuse_op_create(struct fuse_call *c)
 			return r;
 		}
 	}
-	return reply_created(c, fd, fl);
+	return reply_created(c, fd, fl, name);
 }
 
 int fuse_op_tmpfile(struct fuse_call *c)
@@ -158,7 +158,7 @@ int fuse_op_tmpfile(struct fuse_call *c)
 		    (in.mode & ~in.umask) & 07777);
 	if (fd < 0)
 		return -errno;
-	return reply_created(c, fd, fl);
+	return reply_created(c, fd, fl, NULL); /* no name: its fd is kept for life */
 }
 
 /* The referenced handle fh, or NULL (reply EBADF). */

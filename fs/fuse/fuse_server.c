@@ -219,7 +219,7 @@ static int dispatch(struct fuse_call *c, const struct fuse_op_desc *d)
 		c->ino = fuse_inode_get(&s->it, c->h.nodeid);
 		if (!c->ino)
 			return -ENOENT;
-		/* Before the caller's credentials: a reopen by handle needs root's. */
+		/* Before the caller's credentials: a reopen by name searches as root. */
 		r = fuse_inode_fd(&s->it, c->ino, &c->ino_fd);
 		if (r)
 			goto out;
@@ -366,15 +366,6 @@ uint32_t fuse_server_max_request(const struct fuse_server *s)
 	return s->max_write + 4096;
 }
 
-/* Say once per share what the client will meet when handles are missing. */
-static void note_no_handles(const char *root_dir)
-{
-	fprintf(stderr, "stainless: fuse: %s: no file handles on this filesystem (or no "
-		"CAP_DAC_READ_SEARCH): every inode the client remembers holds an fd, and "
-		"past %u fds in the process lookups fail with ENFILE\n",
-		root_dir, fs_fd_limit());
-}
-
 int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 			      const struct fs_options *opts,
 			      const struct fuse_server_params *params)
@@ -426,12 +417,10 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	r = fuse_lock_init(s);
 	if (r)
 		goto err_ht;
-	r = fuse_itable_set_root(&s->it, fd, &st, !s->params.test_no_file_handles);
+	r = fuse_itable_set_root(&s->it, fd, &st);
 	fd = -1; /* the table's now, or closed */
 	if (r)
 		goto err_lock;
-	if (!s->it.handles && !s->params.test_no_file_handles)
-		note_no_handles(root_dir);
 	pthread_mutex_init(&s->init_mu, NULL);
 	pthread_mutex_init(&s->dev_mu, NULL);
 	umask(0);

@@ -91,8 +91,6 @@ struct fuse_server_params {
 	void *dax_ctx;
 	/* Offer FUSE_OVER_IO_URING at INIT (fuse-mount's per-CPU rings). */
 	bool io_uring;
-	/* Test only: no file handles, as on a filesystem without them. */
-	bool test_no_file_handles;
 	/* Test only: pretend every RWF_NOWAIT read would block. */
 	bool test_nowait_blocks;
 };

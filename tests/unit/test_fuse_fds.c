@@ -2,14 +2,14 @@
 /*
  * The FUSE server's host fds against one small process budget
  * (fs_fd_set_limit): a client remembering far more inodes than there are
- * fds (file handles reopen them), the same without handles (ENFILE, no
- * crash), two servers sharing the budget, open files and lock owners
- * charged to it, and requests racing the eviction of cached fds.
+ * fds (evicted ones are reopened by name and checked), names that follow
+ * RENAME and UNLINK, two servers sharing the budget, open files and lock
+ * owners charged to it, and requests racing the eviction of cached fds.
  */
 #include "tests/unit/test_fuse_util.h"
 
 #include "fs/fs_fdbudget.h"
-#include "fs/fuse/fuse_inode.h"
+#include "fs/fuse/fuse_int.h"
 #include "tests/unit/check_main.h"
 
 #define LIMIT 64
@@ -95,7 +95,7 @@ START_TEST(lookups_outlive_the_budget)
 		/* Caches stop short of the budget: room for other shares' opens. */
 		ck_assert_uint_le(fs_fd_used(), LIMIT - LIMIT / 4);
 	}
-	/* Every nodeid still works: reopened by handle where evicted. */
+	/* Every nodeid still works: reopened by name where evicted. */
 	for (int i = 0; i < NFILES; i++) {
 		ck_assert_int_eq(tf_getattr(ids[i], &a), 0);
 		ck_assert_int_eq(stat(tf_path(fname(i)), &st), 0);
@@ -103,7 +103,7 @@ START_TEST(lookups_outlive_the_budget)
 		read_back(ids[i], i);
 		ck_assert_uint_le(fs_fd_used(), LIMIT);
 	}
-	/* A symlink reopened by handle is the link, not its target. */
+	/* A symlink reopened by name is the link, not its target. */
 	ck_assert_int_eq(symlink("d0/f0", tf_path("ln")), 0);
 	uint64_t ln = tf_nodeid(1, "ln");
 	for (int i = 0; i < NFILES; i += 7)
@@ -112,7 +112,7 @@ START_TEST(lookups_outlive_the_budget)
 	ck_assert_int_eq(tf_req(FUSE_READLINK, ln, NULL, 0, NULL, NULL, target,
 				sizeof(target) - 1), 0);
 	ck_assert_str_eq(target, "d0/f0");
-	/* Gone on the host: a stale handle is an error reply, nothing worse. */
+	/* Gone on the host: a stale name is an error reply, nothing worse. */
 	ck_assert_int_eq(unlink(tf_path(fname(3))), 0);
 	for (int i = 0; i < NFILES; i += 5)
 		ck_assert_int_eq(tf_getattr(ids[i], NULL), 0);
@@ -122,64 +122,128 @@ START_TEST(lookups_outlive_the_budget)
 }
 END_TEST
 
-START_TEST(without_handles_the_budget_answers_enfile)
+/* Evict every cached fd there is (the lookups of other files push them out). */
+static void push_out(int from)
 {
-	struct fuse_server_params p = { .test_no_file_handles = true };
-	uint64_t first;
-	int err = 0, i;
+	int err;
+
+	for (int i = from; i < from + 4 * LIMIT; i++) {
+		lookup_file(i % NFILES, &err);
+		ck_assert_int_eq(err, 0);
+	}
+}
+
+/*
+ * Rule: an evicted inode is reopened by the name the server last knew and
+ * must be the same object. RENAME through the server moves that name; an
+ * inode whose name is removed while the client remembers it (an unlinked
+ * open file) keeps its fd; a name that now leads to another file, or to
+ * nothing, is ESTALE, never the other file.
+ */
+START_TEST(names_follow_rename_and_unlink)
+{
+	struct fuse_rename_in rn;
+	struct fuse_attr a;
+	struct stat st;
+	uint64_t d0, x, gone, other;
+	int err;
 
 	make_files();
-	tf_start(&opts, &p, true);
-	first = lookup_file(0, &err);
-	for (i = 1; i < NFILES; i++) {
-		lookup_file(i, &err);
-		ck_assert_uint_le(fs_fd_used(), LIMIT);
-		if (err)
-			break;
-	}
-	ck_assert_int_eq(err, -ENFILE);
-	ck_assert_int_lt(i, LIMIT);
-	ck_assert_uint_eq(fs_fd_used(), LIMIT);
-	/* Still serving; forgetting one inode makes room for another. */
-	ck_assert_int_eq(tf_getattr(1, NULL), 0);
-	forget(first);
-	lookup_file(i, &err);
-	ck_assert_int_eq(err, 0);
+	tf_write_host("d0/x", "x");
+	tf_write_host("d0/gone", "g");
+	tf_write_host("d0/other", "o");
+	tf_start(&opts, NULL, true);
+	d0 = tf_nodeid(1, "d0");
+	x = tf_nodeid(d0, "x");
+	gone = tf_nodeid(d0, "gone");
+	other = tf_nodeid(d0, "other");
+	rn = (struct fuse_rename_in){ .newdir = 1 };
+	ck_assert_int_eq(tf_req(FUSE_RENAME, d0, &rn, sizeof(rn), "x", "moved", NULL, 0), 0);
+	ck_assert_int_eq(tf_req(FUSE_UNLINK, d0, NULL, 0, "gone", NULL, NULL, 0), 0);
+	/* Replaced on the host behind the server's back: another inode, same name. */
+	ck_assert_int_eq(rename(tf_path("d0/f0"), tf_path("d0/other")), 0);
+	push_out(100);
+	ck_assert_int_eq(tf_getattr(x, &a), 0);
+	ck_assert_int_eq(stat(tf_path("moved"), &st), 0);
+	ck_assert_uint_eq(a.ino, st.st_ino);
+	ck_assert_int_eq(tf_getattr(gone, &a), 0); /* pinned: its fd outlived the name */
+	ck_assert_uint_eq(a.nlink, 0);
+	ck_assert_int_eq(tf_getattr(other, NULL), -ESTALE);
+	(void)err;
+}
+END_TEST
+
+/*
+ * Rule: parent references never leak. A remembered child holds its
+ * directory; forgetting both gives every fd back, child first or not.
+ */
+START_TEST(forget_releases_the_chain)
+{
+	uint64_t d, f;
+	uint32_t live;
+
+	make_files();
+	tf_start(&opts, NULL, true);
+	d = tf_nodeid(1, "d1");
+	f = tf_nodeid(d, "f1");
+	live = srv->it.slots.live;
+	forget(d);              /* the client forgets the directory first */
+	ck_assert_uint_eq(srv->it.slots.live, live); /* f holds it */
+	push_out(200);
+	ck_assert_int_eq(tf_getattr(f, NULL), 0); /* reopened through it */
+	live = srv->it.slots.live;
+	forget(f);
+	ck_assert_uint_eq(srv->it.slots.live, live - 2); /* both */
+	fuse_server_destroy(srv);
+	srv = NULL;
+	ck_assert_uint_eq(fs_fd_used(), 0);
 }
 END_TEST
 
 START_TEST(two_servers_share_one_budget)
 {
-	struct fuse_server_params p = { .test_no_file_handles = true };
+	static uint64_t fh[LIMIT + 1];
 	struct fuse_server *a, *b;
-	struct fuse_entry_out e;
 	unsigned before;
-	uint64_t first;
-	int err = 0;
+	uint64_t id, bid;
+	int err = 0, n;
 
 	make_files();
-	tf_start(&opts, &p, true);
+	tf_start(&opts, NULL, true);
 	a = srv;
 	before = fs_fd_used();
-	ck_assert_int_eq(fuse_server_create_params(&b, tdir, &opts, &p), 0);
+	ck_assert_int_eq(fuse_server_create_params(&b, tdir, &opts, NULL), 0);
 	ck_assert_uint_eq(fs_fd_used(), before + 2); /* its root and /proc/self/fd */
-	/* a takes every fd there is ... */
-	first = lookup_file(0, &err);
-	for (int i = 1; i < NFILES && !err; i++)
-		lookup_file(i, &err);
-	ck_assert_int_eq(err, -ENFILE);
-	/* ... so b, with an inode table of its own, has none left ... */
 	srv = b;
 	tf_do_init(TF_ALL_FLAGS);
-	ck_assert_int_eq(tf_lookup(1, "d0", &e), -ENFILE);
+	bid = lookup_file(1, &err);
+	ck_assert_int_eq(err, 0);
+	/* a's open files take every fd there is ... */
+	srv = a;
+	id = lookup_file(0, &err);
+	for (n = 0; n <= LIMIT && !err; n++)
+		err = tf_open(id, O_RDONLY, &fh[n]);
+	ck_assert_int_eq(err, -ENFILE);
+	n--;
+	/* ... so b, with tables of its own, has none left once it evicted its own ... */
+	srv = b;
+	uint64_t bfh[4];
+	int m = 0;
+	while (m < 4 && (err = tf_open(bid, O_RDONLY, &bfh[m])) == 0)
+		m++;
+	ck_assert_int_eq(err, -ENFILE);
 	/* ... until a gives one back. */
 	srv = a;
-	forget(first);
+	ck_assert_int_eq(tf_release(fh[0], FUSE_RELEASE), 0);
 	srv = b;
-	ck_assert_int_eq(tf_lookup(1, "d0", &e), 0);
-	before = fs_fd_used();
+	ck_assert_int_eq(tf_open(bid, O_RDONLY, &fh[LIMIT]), 0);
+	ck_assert_int_eq(tf_release(fh[LIMIT], FUSE_RELEASE), 0);
+	while (m)
+		ck_assert_int_eq(tf_release(bfh[--m], FUSE_RELEASE), 0);
 	fuse_server_destroy(b);
-	ck_assert_uint_eq(fs_fd_used(), before - 3); /* root, /proc/self/fd, d0 */
+	srv = a;
+	for (int i = 1; i < n; i++)
+		ck_assert_int_eq(tf_release(fh[i], FUSE_RELEASE), 0);
 	srv = a;
 	fuse_server_destroy(srv);
 	srv = NULL;
@@ -207,8 +271,8 @@ START_TEST(opens_beyond_the_budget_answer_enfile)
 			break;
 	}
 	ck_assert_int_eq(err, -ENFILE);
-	/* All but the share's own three (root, /proc/self/fd, mount fd). */
-	ck_assert_int_ge(n, LIMIT - 4);
+	/* All but the share's own two (root, /proc/self/fd). */
+	ck_assert_int_ge(n, LIMIT - 3);
 	/* Lookups still work, fds or not: they reopen for the request. */
 	for (int i = 200; i < 300; i++) {
 		lookup_file(i, &err);
@@ -224,9 +288,9 @@ START_TEST(opens_beyond_the_budget_answer_enfile)
 END_TEST
 
 /*
- * Reopening by handle needs CAP_DAC_READ_SEARCH, which a request running
- * as a client's uid does not have: RENAME and LINK reach their second
- * inode's fd under the caller's credentials.
+ * Reopening by name searches the parent as root, which a request running
+ * as a client's uid is not: RENAME and LINK reach their second inode's fd
+ * under the caller's credentials.
  */
 START_TEST(reopens_under_the_callers_credentials)
 {
@@ -290,8 +354,8 @@ START_TEST(lock_owners_are_charged)
 			break;
 	}
 	ck_assert_int_eq(r, -ENOLCK);
-	/* One OFD each: all but the share's three fds and the open file's. */
-	ck_assert_uint_eq(owner - 1, LIMIT - 4);
+	/* One OFD each: all but the share's two fds and the open file's. */
+	ck_assert_uint_eq(owner - 1, LIMIT - 3);
 	ck_assert_uint_eq(fs_fd_used(), LIMIT);
 	/* FLUSH closes an owner's OFD and gives its fd back. */
 	struct fuse_flush_in fl = { .fh = fh, .lock_owner = 1 };
@@ -301,7 +365,7 @@ START_TEST(lock_owners_are_charged)
 	/* Releasing the file and forgetting the inode gives every OFD back. */
 	ck_assert_int_eq(tf_release(fh, FUSE_RELEASE), 0);
 	forget(n);
-	ck_assert_uint_eq(fs_fd_used(), 3); /* the share's own */
+	ck_assert_uint_eq(fs_fd_used(), 2); /* the share's own */
 }
 END_TEST
 
@@ -312,7 +376,7 @@ END_TEST
 START_TEST(a_used_fd_is_never_evicted)
 {
 	struct fuse_itable t;
-	struct fuse_inode *x;
+	struct fuse_inode *x, *root;
 	struct fuse_ifd f;
 	struct stat st, now;
 	int fd, spent = 0;
@@ -321,11 +385,12 @@ START_TEST(a_used_fd_is_never_evicted)
 	ck_assert_int_eq(fuse_itable_init(&t, 16), 0);
 	fd = open(tdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_eq(fstat(fd, &st), 0);
-	ck_assert_int_eq(fuse_itable_set_root(&t, fd, &st, true), 0);
-	ck_assert(t.handles);
+	ck_assert_int_eq(fuse_itable_set_root(&t, fd, &st), 0);
+	root = fuse_inode_get(&t, 1);
 	fd = open(tf_path("x"), O_PATH | O_CLOEXEC);
 	ck_assert_int_eq(fstat(fd, &st), 0);
-	ck_assert_int_eq(fuse_inode_lookup_add(&t, fd, &st, st.st_dev, &x), 0);
+	ck_assert_int_eq(fuse_inode_lookup_add(&t, fd, &st, 0, root, "x", &x), 0);
+	fuse_inode_put(&t, root);
 	ck_assert_int_eq(fuse_inode_fd(&t, x, &f), 0);
 	ck_assert(!f.own); /* the cached fd, not a private one */
 	while (fs_fd_charge() == 0)
@@ -340,7 +405,7 @@ START_TEST(a_used_fd_is_never_evicted)
 	fs_fd_refund();
 	while (spent--)
 		fs_fd_refund();
-	/* Reopened by handle on the next use. */
+	/* Reopened by name on the next use. */
 	ck_assert_int_eq(fuse_inode_fd(&t, x, &f), 0);
 	ck_assert_int_eq(fstat(f.fd, &now), 0);
 	ck_assert_uint_eq(now.st_ino, st.st_ino);
@@ -451,7 +516,8 @@ int main(void)
 	tcase_add_checked_fixture(tc, fds_setup, tf_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, lookups_outlive_the_budget);
-	tcase_add_test(tc, without_handles_the_budget_answers_enfile);
+	tcase_add_test(tc, names_follow_rename_and_unlink);
+	tcase_add_test(tc, forget_releases_the_chain);
 	tcase_add_test(tc, two_servers_share_one_budget);
 	tcase_add_test(tc, opens_beyond_the_budget_answer_enfile);
 	tcase_add_test(tc, reopens_under_the_callers_credentials);

@@ -16,6 +16,7 @@
  * Every reply is searched for a secret kept outside the share; the test
  * case's timeout catches a server blocked in open(2) of a FIFO.
  */
+#include "fs/creds.h"
 #include "tests/unit/test_fuse_util.h"
 
 #include <sys/resource.h>
@@ -281,6 +282,12 @@ START_TEST(mknod_devices_refused)
 	still_serving();
 }
 END_TEST
+
+/* What a command does, before its threads, when a share has `devices`. */
+static void devices_on(void)
+{
+	fs_caps_allow_devices(true);
+}
 
 START_TEST(mknod_with_devices_still_never_opens)
 {
@@ -722,7 +729,6 @@ int main(void)
 	tcase_add_test(tc, open_device_or_fifo_nodeid);
 	tcase_add_test(tc, syncfs_and_truncate_never_open);
 	tcase_add_test(tc, mknod_devices_refused);
-	tcase_add_test(tc, mknod_with_devices_still_never_opens);
 	tcase_add_test(tc, xattr_set_other_namespaces);
 	tcase_add_test(tc, xattr_set_reserved_prefix);
 	tcase_add_test(tc, xattr_remove_other_namespaces);
@@ -736,6 +742,14 @@ int main(void)
 	tcase_add_test(tc, open_symlink_nodeid);
 	tcase_add_test(tc, symlink_to_root_is_no_directory);
 	tcase_add_test(tc, lookups_never_fail_for_fds);
+	suite_add_tcase(s, tc);
+	/* Serving threads keep CAP_MKNOD only in a process with such a share. */
+	tc = tcase_create("devices_share");
+	tcase_add_unchecked_fixture(tc, base_make, base_remove);
+	tcase_add_checked_fixture(tc, devices_on, NULL);
+	tcase_add_checked_fixture(tc, hsetup, hteardown);
+	tcase_set_timeout(tc, 10);
+	tcase_add_test(tc, mknod_with_devices_still_never_opens);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }

@@ -6,6 +6,7 @@
  * with resumable offsets, directory changes, attributes, xattrs. Locks:
  * test_p9lock.c.
  */
+#include "fs/creds.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/test_p9_client.h"
 
@@ -450,6 +451,7 @@ END_TEST
 static void setup_devices(void)
 {
 	p9t_devices = true;
+	fs_caps_allow_devices(true); /* what the command does for such a share */
 	setup_opts(false);
 }
 
@@ -671,13 +673,14 @@ static Suite *p9ops_suite(void)
 	tcase_add_test(tc, test_mkdir_mknod_symlink_readlink);
 	tcase_add_test(tc, test_link_rename_unlink_remove);
 	tcase_add_test(tc, test_setattr_and_statfs);
-	tcase_add_test(tc, test_no_special_file_opens);
 	tcase_add_test(tc, test_mknod_policy);
 	tcase_add_test(tc, test_xattrs);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("devices_share");
 	tcase_add_checked_fixture(tc, setup_devices, teardown);
+	/* The test makes a device node itself: CAP_MKNOD, kept for such a share. */
+	tcase_add_test(tc, test_no_special_file_opens);
 	tcase_add_test(tc, test_mknod_devices_share);
 	suite_add_tcase(s, tc);
 
