@@ -202,6 +202,8 @@ static const struct sc_rule vcpu_rules[] = {
 static const struct sc_rule queue_rules[] = {
 	{ SCMP_SYS(io_uring_enter), .why = "the worker sleeps in its ring: kicks, wake-ups, async I/O" },
 	{ SCMP_SYS(getrandom), .why = "virtio-rng's entropy" },
+	{ SCMP_SYS(poll), 0, 1, { ARG_EQ(2, 0) },
+	  "vhost-user: is a blocking call eventfd full (a zero-timeout look, never a wait)" },
 	/* DAX FUSE_SETUPMAPPING maps files MAP_FIXED into the window: base's mmap rules. */
 };
 
@@ -244,6 +246,7 @@ static const struct sc_rule vhost_user_rules[] = {
 	{ SCMP_SYS(accept4), .why = "the front end (re)connects" },
 	{ SCMP_SYS(fstat), .why = "size of a memory region's fd" },
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(FIONBIO) }, "non-blocking fds handed over" },
+	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_GETFL) }, "is a call/err eventfd blocking (vu_efd_set)" },
 	{ SCMP_SYS(recvfrom), .why = "recv(): a message's body after its header" },
 	{ SCMP_SYS(newfstatat), .why = "fstat() of a memory region's fd (glibc's fstat)" },
 	{ SCMP_SYS(readlink), .why = "/proc/self/fd/N: is a kick/call fd an eventfd (vu_is_eventfd)" },
