@@ -252,11 +252,7 @@ static const struct sc_rule vhost_user_rules[] = {
 	{ SCMP_SYS(readlink), .why = "/proc/self/fd/N: is a kick/call fd an eventfd (vu_is_eventfd)" },
 	{ SCMP_SYS(unlink), .why = "the socket's path once the frontend is connected (as virtiofsd)" },
 	{ SCMP_SYS(unlinkat), .why = "unlink on newer glibc" },
-	/* --syslog: connected at start (LOG_NDELAY); glibc reconnects after an error. */
-	{ SCMP_SYS(socket), 0, 1, { ARG_EQ(0, AF_UNIX) }, "--syslog: /dev/log again after an error" },
-	{ SCMP_SYS(connect), .why = "--syslog: ... and connect to it" },
-	{ SCMP_SYS(sendto), .why = "--syslog: a log line" },
-	{ SCMP_SYS(rt_sigaction), .why = "--syslog: glibc's syslog guards its send against SIGPIPE" },
+	/* --syslog's lines are write(2)s on a socket connected before (base). */
 	{ SCMP_SYS(dup2), .why = "a reset or a new owner cancels the share's parked waits (fs_park.c)" },
 };
 

@@ -16,7 +16,8 @@
 # guest masks or unmasks the queue's vector), and with blocking call
 # eventfds (crosvm's) 1,000 times, then drive one to its maximum count
 # (vu_kata_client --swap-call, --full-call): every request completes and
-# the backend, under its production filter, exits 0.
+# the backend, under its production filter, exits 0. And one start with
+# --log-level off.
 #
 # BACKEND (default "$STAINLESS vhost-user-fs") may name another backend,
 # e.g. BACKEND=/usr/lib/qemu/virtiofsd. QEMU's C virtiofsd spells most of
@@ -117,6 +118,9 @@ if [ -z "$C_VIRTIOFSD" ]; then
 	run socket call-full.txt --socket-path "$T/call-full.txt.sock" --shared-dir "$SHARE" \
 		--cache auto --thread-pool-size=1 -o announce_submounts --xattr
 	CLIENT_OPTS=
+	# Quiet: stderr goes to /dev/null before the filters (they open nothing).
+	run socket quiet.txt --socket-path "$T/quiet.txt.sock" --shared-dir "$SHARE" --log-level off
+	grep -q "stainless" "$T/err" && fail "--log-level off: the backend wrote: $(grep stainless "$T/err")"
 else
 	echo "note: no call eventfd swaps for QEMU's C virtiofsd (a full blocking one stops its ring)"
 fi
