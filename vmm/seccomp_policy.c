@@ -276,6 +276,8 @@ static const struct sc_rule control_rules[] = {
 
 static const struct sc_rule run_control_rules[] = {
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(TCSETS) }, "restore the terminal's mode at the end" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(TCGETS) },
+	  "... glibc's tcsetattr reads the mode before and after TCSETS (a guest's exit on a TTY)" },
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQFD) }, "teardown: a transport releases its interrupts" },
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IOEVENTFD) }, "teardown: a transport releases its kicks" },
 };
