@@ -55,7 +55,9 @@ while [ ! -S /dev/log ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 "$T/client" --fd3 "$T/kata.sock" from-host.txt "bytes for the guest" "$NEW" "the guest wrote" -- \
 	"$STAINLESS" vhost-user-fs "$@" >"$T/out" 2>"$T/err"
 rc=$?
-sleep 0.2   # the last datagrams into the file
+# The listener may still be reading what is queued: its last line, or 5 s.
+i=0
+while ! grep -q 'the frontend left' "$T/log" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 kill $L
 exit $rc
 INNER
@@ -76,7 +78,7 @@ kata() {
 	   fail "the Kata command line with --syslog did not give a working backend (exit $rc)" ;;
 	esac
 	[ "$(cat "$T/share/$new")" = "the guest wrote" ] || fail "$new is not on the host with the guest's bytes"
-	[ -s "$T/log" ] || fail "no line reached /dev/log"
+	[ -s "$T/log" ] || fail "no line reached /dev/log (stderr: $(head -n 2 "$T/err"))"
 	echo "-- what the listener received:"; cat "$T/log"
 	# <PRI>Mmm dd hh:mm:ss TAG[PID]: text, PRI 12 = user.warning
 	pat='^<12>[A-Z][a-z][a-z] [ 123][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] stainless-vhost-user-fs\[[0-9][0-9]*\]: '
