@@ -8,4 +8,4 @@ LIB_SRCS += transport/vhost_user.c transport/vhost_user_mem.c transport/vhost_us
             transport/vhost_user_dev.c transport/vhost_user_cli.c transport/vhost_user_opts.c \
             transport/vhost_user_fs.c \
             transport/unix_listen.c
-UNIT_TESTS += test_vhost_user test_vhost_user_dev test_vhost_user_cli
+UNIT_TESTS += test_vhost_user test_vhost_user_dev test_vhost_user_cli test_vu_efd

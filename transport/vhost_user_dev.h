@@ -47,8 +47,8 @@ struct worker;
 
 /* An eventfd a worker may signal while the connection thread replaces it. */
 struct vu_efd {
-	atomic_int fd;
-	atomic_int busy;
+	atomic_int fd;               /* -1: none (vhost_user_ring.c's encoding) */
+	atomic_uint busy;            /* signallers inside; a futex a swap sleeps on */
 };
 
 struct vu_vring {

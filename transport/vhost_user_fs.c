@@ -18,7 +18,10 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "devices/virtio_fs.h"
@@ -31,34 +34,100 @@
 
 #define PREFIX "stainless: vhost-user-fs: "
 
-/* --syslog: stderr becomes a stream whose lines go to syslog, so every
- * line anything here logs (virtio_log included) follows. */
+/*
+ * --syslog: stderr becomes a stream whose lines go to the system log, so
+ * every line anything here logs (virtio_log included, from any thread)
+ * follows. Each line is formatted here as glibc's syslog() would send it
+ * (RFC 3164: <PRI>Mmm dd hh:mm:ss TAG[PID]: text) and written on a
+ * datagram socket connected to /dev/log before the sandbox. Not syslog()
+ * itself: it loads the time zone from /etc/localtime at its first line,
+ * after the filters, and after an error it makes a new socket and connects
+ * again, calls no serving role may make and a path the sandbox's root does
+ * not have. write(2) is in every thread's filter; the zone is loaded now
+ * (tzset), while /etc is there. The socket does not block: a line the log
+ * cannot take at once (its reader slow or gone) goes to the old stderr.
+ */
+static struct {
+	int fd;
+	pid_t pid;     /* the one the runtime started (the supervisor's) */
+} slog = { .fd = -1 };
+
+static void syslog_line(const char *text, size_t len)
+{
+	static const char mon[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	struct timespec now;
+	struct tm tm;
+	char out[1024];
+	int n;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	localtime_r(&now.tv_sec, &tm);
+	n = snprintf(out, sizeof(out), "<%d>%s %2d %02d:%02d:%02d stainless-vhost-user-fs[%d]: %.*s",
+		     LOG_USER | LOG_WARNING, mon[tm.tm_mon % 12], tm.tm_mday, tm.tm_hour, tm.tm_min,
+		     tm.tm_sec, (int)slog.pid, (int)len, text);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(out))
+		n = sizeof(out) - 1;
+	if (write(slog.fd, out, (size_t)n) < 0) {
+		struct iovec v[2] = { { (void *)text, len }, { "\n", 1 } };
+
+		(void)!writev(STDERR_FILENO, v, 2);
+	}
+}
+
 static ssize_t syslog_write(void *cookie, const char *buf, size_t n)
 {
 	size_t done = 0;
 
+	(void)cookie;
 	while (done < n) {
 		const char *nl = memchr(buf + done, '\n', n - done);
 		size_t len = nl ? (size_t)(nl - (buf + done)) : n - done;
 
 		if (len)
-			syslog(LOG_WARNING, "%.*s", (int)len, buf + done);
+			syslog_line(buf + done, len);
 		done += len + (nl ? 1 : 0);
 	}
 	return (ssize_t)n;
 }
 
+static int connect_log(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = "/dev/log" };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
 static void log_to_syslog(void)
 {
 	static const cookie_io_functions_t io = { .write = syslog_write };
-	FILE *f = fopencookie(NULL, "w", io);
+	int fd = connect_log();
+	FILE *f;
 
-	if (!f) {
-		fprintf(stderr, PREFIX "--syslog: %s; logging to stderr\n", strerror(errno));
+	if (fd < 0) {
+		fprintf(stderr, PREFIX "--syslog: /dev/log: %s; logging to stderr\n", strerror(-fd));
 		return;
 	}
-	/* Connected now, before any filter; glibc reconnects only after errors. */
-	openlog("stainless-vhost-user-fs", LOG_PID | LOG_NDELAY, LOG_USER);
+	f = fopencookie(NULL, "w", io);
+	if (!f) {
+		fprintf(stderr, PREFIX "--syslog: %s; logging to stderr\n", strerror(errno));
+		close(fd);
+		return;
+	}
+	tzset();
+	slog.fd = fd;
+	slog.pid = getpid();
 	setvbuf(f, NULL, _IOLBF, 0);
 	stderr = f;
 }
@@ -237,7 +306,10 @@ int vhost_user_fs_main(int argc, char **argv)
 		vu_fs_print_capabilities(stdout);
 		return 0;
 	}
-	if (c.syslog)
+	/* Here, while /dev/null is there: the filters open no file. */
+	if (c.log_level == VU_LOG_OFF)
+		(void)!freopen("/dev/null", "w", stderr);
+	else if (c.syslog)
 		log_to_syslog();
 	notes(&c);
 	/* The user's limit holds from here: the budget is read from it. */
@@ -273,8 +345,6 @@ int vhost_user_fs_main(int argc, char **argv)
 		fprintf(stderr, PREFIX "set-up: %s\n", strerror(errno));
 		rc = -1;
 	} else {
-		if (c.log_level == VU_LOG_OFF)
-			(void)!freopen("/dev/null", "w", stderr);
 		rc = serve(&c, vdev, lfd, sfd);
 		lfd = -1;
 	}

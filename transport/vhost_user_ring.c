@@ -3,16 +3,26 @@
 #include "transport/vhost_user_ring.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
+#include <linux/futex.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "devices/vq.h"
 #include "devices/worker.h"
 #include "fs/resolve.h"
+
+/* busy: signallers inside vu_efd_signal, plus this bit while a swap waits. */
+#define EFD_WAITING   0x80000000u
+/* In fd: its open file is blocking (the frontend made it without EFD_NONBLOCK). */
+#define EFD_BLOCKING  0x40000000   /* fd numbers stay below 2^30 (fs.nr_open's limit) */
+
+_Static_assert(sizeof(atomic_uint) == sizeof(uint32_t), "busy is a futex word");
 
 void vu_efd_init(struct vu_efd *e)
 {
@@ -21,32 +31,75 @@ void vu_efd_init(struct vu_efd *e)
 }
 
 /*
+ * One more interrupt for the frontend, never a sleep: a counter at its
+ * maximum already means one is pending, and a blocking eventfd there would
+ * hold this worker (and its ring) until the frontend reads it. Those are
+ * looked at first; a non-blocking one just says EAGAIN.
+ */
+static void efd_raise(int v)
+{
+	struct pollfd p = { .fd = v & ~EFD_BLOCKING, .events = POLLOUT };
+
+	if ((v & EFD_BLOCKING) && (poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT)))
+		return;
+	(void)eventfd_write(p.fd, 1);
+}
+
+static void futex_wake(atomic_uint *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void futex_wait(atomic_uint *word, uint32_t val)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+/*
  * A worker loads the fd and writes to it; the connection thread may swap
  * it at any time (QEMU moves the call fd whenever the guest masks or
- * unmasks the queue's MSI-X vector). The old fd is closed only once no
- * signaller is inside: all four accesses are sequentially consistent, so
- * a signaller either raised busy before the swap (and is waited for) or
- * loads the new fd.
+ * unmasks the queue's MSI-X vector). The old fd is closed, and the swap
+ * answered, only once no signaller is inside with it, so nothing reaches
+ * the old fd after the frontend has its reply (QEMU then looks at its
+ * masked notifier once). All accesses are sequentially consistent: a
+ * signaller either counted itself in busy before the swap (and is waited
+ * for) or loads the new fd. The last one out wakes a waiting swap; a
+ * signaller itself never waits.
  */
 void vu_efd_signal(struct vu_efd *e)
 {
-	int fd;
+	int v;
 
 	atomic_fetch_add(&e->busy, 1);
-	fd = atomic_load(&e->fd);
-	if (fd >= 0)
-		eventfd_write(fd, 1);
-	atomic_fetch_sub(&e->busy, 1);
+	v = atomic_load(&e->fd);
+	if (v >= 0)
+		efd_raise(v);
+	if (atomic_fetch_sub(&e->busy, 1) == (EFD_WAITING | 1))
+		futex_wake(&e->busy);
+}
+
+/* Sleeps until no signaller is inside (each leaves after one write). */
+static void efd_wait_quiet(struct vu_efd *e)
+{
+	uint32_t b = atomic_fetch_or(&e->busy, EFD_WAITING) | EFD_WAITING;
+
+	while (b != EFD_WAITING) {
+		futex_wait(&e->busy, b);   /* returns at once if busy moved on */
+		b = atomic_load(&e->busy);
+	}
+	atomic_fetch_and(&e->busy, ~EFD_WAITING);
 }
 
 void vu_efd_set(struct vu_efd *e, int fd)
 {
-	int old = atomic_exchange(&e->fd, fd);
+	int v = fd, old, fl;
 
-	while (atomic_load(&e->busy))
-		sched_yield();
+	if (fd >= 0 && (fl = fcntl(fd, F_GETFL)) >= 0 && !(fl & O_NONBLOCK))
+		v |= EFD_BLOCKING;
+	old = atomic_exchange(&e->fd, v);
+	efd_wait_quiet(e);
 	if (old >= 0)
-		close(old);
+		close(old & ~EFD_BLOCKING);
 }
 
 /*

@@ -12,8 +12,9 @@
 
 void vu_efd_init(struct vu_efd *e);
 /* Installs fd (-1: none) and closes the one it replaces, once no worker
- * is inside vu_efd_signal() with it. */
+ * is inside vu_efd_signal() with it (it sleeps until the last one leaves). */
 void vu_efd_set(struct vu_efd *e, int fd);
+/* Raises the eventfd, if any; never sleeps, never blocks on a full counter. */
 void vu_efd_signal(struct vu_efd *e);
 
 /* Is fd an eventfd (what kick, call and err must be)? Where /proc cannot

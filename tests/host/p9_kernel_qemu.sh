@@ -33,8 +33,10 @@ for m in fs/netfs/netfs fs/fscache/fscache net/9p/9pnet net/9p/9pnet_fd fs/9p/9p
 	cp "$MODDIR/$m.ko" "$R/modules/"
 	mods="$mods $(basename "$m")"
 done
-cp "$STAINLESS" "$R/stainless"
-for lib in $(ldd "$STAINLESS" | grep -o '/[^ ]*'); do
+# The binary itself (the log pass's STAINLESS is a wrapper script); inside
+# the guest it runs in kill mode, and its audit records are the guest's.
+cp "${STAINLESS_REAL:-$STAINLESS}" "$R/stainless"
+for lib in $(ldd "${STAINLESS_REAL:-$STAINLESS}" | grep -o '/[^ ]*'); do
 	mkdir -p "$R$(dirname "$lib")"
 	cp -L "$lib" "$R$lib"
 done

@@ -12,6 +12,7 @@
 # vhost-user-fs's socket is removed after the run. --seccomp none leaves them
 # unfiltered with one warning line; --print-seccomp ROLE prints the rules
 # and exits 0; a bad mode or role is one line on stderr and exit 2.
+# seccomp-pass: kill (tests/run-host: these are the default filters' checks)
 # Exit 0 pass, 77 skip (last line says why), else fail.
 set -u
 . "$(dirname "$0")/server_pid.inc"

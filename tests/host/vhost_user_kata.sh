@@ -11,6 +11,13 @@
 # Each start: FUSE_INIT, LOOKUP of a file the test made, OPEN + READ of its
 # bytes, CREATE + WRITE of a new file that must then be on the host with
 # those bytes, disconnect, and the backend exits with status 0 within 5 s.
+# Two more starts (runtime-rs's line) also swap the request ring's call
+# eventfd 3,000 times with 16 requests in flight (QEMU does so whenever a
+# guest masks or unmasks the queue's vector), and with blocking call
+# eventfds (crosvm's) 1,000 times, then drive one to its maximum count
+# (vu_kata_client --swap-call, --full-call): every request completes and
+# the backend, under its production filter, exits 0. And one start with
+# --log-level off.
 #
 # BACKEND (default "$STAINLESS vhost-user-fs") may name another backend,
 # e.g. BACKEND=/usr/lib/qemu/virtiofsd. QEMU's C virtiofsd spells most of
@@ -86,7 +93,7 @@ run() {
 	text="the guest wrote this as $new"
 	echo "== $mode: $BACKEND $*"
 	# shellcheck disable=SC2086
-	"$T/client" $([ "$mode" = fd3 ] && echo --fd3) "$sock" from-host.txt "$TEXT" "$new" "$text" \
+	"$T/client" $([ "$mode" = fd3 ] && echo --fd3) ${CLIENT_OPTS:-} "$sock" from-host.txt "$TEXT" "$new" "$text" \
 		-- $BACKEND "$@" >"$T/out" 2>"$T/err"
 	rc=$?
 	cat "$T/out"
@@ -103,4 +110,18 @@ run fd3 kata-go.txt --syslog --cache=auto --shared-dir="$SHARE" --fd=3 \
 	--thread-pool-size=1 --announce-submounts
 run socket kata-rs.txt --socket-path "$T/kata-rs.txt.sock" --shared-dir "$SHARE" --cache auto \
 	--thread-pool-size=1 -o announce_submounts --xattr
+if [ -z "$C_VIRTIOFSD" ]; then
+	CLIENT_OPTS="--swap-call 3000"
+	run socket call-swaps.txt --socket-path "$T/call-swaps.txt.sock" --shared-dir "$SHARE" \
+		--cache auto --thread-pool-size=1 -o announce_submounts --xattr
+	CLIENT_OPTS="--full-call --swap-call 1000"
+	run socket call-full.txt --socket-path "$T/call-full.txt.sock" --shared-dir "$SHARE" \
+		--cache auto --thread-pool-size=1 -o announce_submounts --xattr
+	CLIENT_OPTS=
+	# Quiet: stderr goes to /dev/null before the filters (they open nothing).
+	run socket quiet.txt --socket-path "$T/quiet.txt.sock" --shared-dir "$SHARE" --log-level off
+	grep -q "stainless" "$T/err" && fail "--log-level off: the backend wrote: $(grep stainless "$T/err")"
+else
+	echo "note: no call eventfd swaps for QEMU's C virtiofsd (a full blocking one stops its ring)"
+fi
 echo "PASS: both Kata command lines start a working backend that exits 0 when its frontend leaves"

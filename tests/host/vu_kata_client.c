@@ -4,7 +4,8 @@
  * does and drives it as the guest would (tests/vhost/vu_frontend + vu_fuse),
  * for tests/host/vhost_user_kata.sh.
  *
- *   vu_kata_client [--fd3|--systemd] SOCKET READ_NAME READ_TEXT NEW_NAME NEW_TEXT -- BACKEND [ARGS...]
+ *   vu_kata_client [--fd3|--systemd] [--swap-call N] [--full-call]
+ *                  SOCKET READ_NAME READ_TEXT NEW_NAME NEW_TEXT -- BACKEND [ARGS...]
  *
  * --fd3: the client creates the listening socket at SOCKET and hands it to
  * the backend as fd 3 (Kata's Go runtime, virtiofsd --fd=3); without it the
@@ -15,11 +16,19 @@
  * NEW_NAME + WRITE of NEW_TEXT + RELEASE, disconnect, and the backend must
  * exit with status 0 within 5 seconds. One "ok:" line per step; exit 0 when
  * all passed.
+ * --swap-call N: before disconnecting, N rounds of 16 GETATTRs in flight
+ * (QD16) while the request ring's call eventfd is replaced, as QEMU does
+ * when a guest masks and unmasks the queue's vector; every request must
+ * complete. --full-call: the call eventfds are blocking ones (crosvm's),
+ * without EVENT_IDX so that every batch signals; the ring's is driven to its maximum count and not read while two rounds
+ * of 16 complete (the interrupt is pending already: the backend must not
+ * sleep on it), then read, and the ring goes on.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/eventfd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,29 +178,127 @@ static void create_file(struct vu_frontend *fe, struct vu_fuse_req *r, const cha
 	printf("ok: CREATE + WRITE + RELEASE of %s (%zu bytes)\n", name, len);
 }
 
+#define QD 16
+#define EFD_FULL 0xfffffffffffffffeull   /* the most an eventfd counter holds */
+
+static struct vu_fuse_req batch[QD];
+
+static void submit_batch(struct vu_frontend *fe)
+{
+	struct fuse_getattr_in g = { 0 };
+	int err;
+
+	for (int i = 0; i < QD; i++) {
+		vu_fuse_prep(&batch[i], FUSE_GETATTR, FUSE_ROOT_ID, &g, sizeof(g), NULL, 0,
+			     sizeof(struct fuse_attr_out), 0, 0);
+		if ((err = vu_fuse_submit(fe, VU_REQUEST, &batch[i])))
+			fail("GETATTR submit", err);
+	}
+	if ((err = vu_kick(fe, VU_REQUEST)))
+		fail("kick", err);
+}
+
+/* All QD back within 10 s: through the call eventfd, or with RING_ONLY by
+ * looking at the used ring alone (its call eventfd left as it is). */
+static void reap_batch(struct vu_frontend *fe, bool ring_only, const char *what)
+{
+	struct vu_done d[QD];
+	double end = now_s() + 10;
+
+	for (int got = 0; got < QD;) {
+		int n = ring_only ? vu_reap_ring(fe, VU_REQUEST, d, QD) :
+				    vu_reap(fe, VU_REQUEST, d, QD, 100);
+
+		if (n < 0)
+			fail(what, n);
+		for (int i = 0; i < n; i++)
+			if (vu_fuse_result(d[i].cookie, d[i].len) < 0)
+				fail(what, vu_fuse_result(d[i].cookie, d[i].len));
+		got += n;
+		if (!n && now_s() > end)
+			fail(what, -ETIMEDOUT);
+		if (!n && ring_only)
+			usleep(1000);
+	}
+}
+
+static void alloc_batch(struct vu_frontend *fe)
+{
+	int err;
+
+	for (int i = 0; i < QD; i++)
+		if ((err = vu_fuse_req_alloc(fe, &batch[i], 4096)))
+			fail("guest memory", err);
+}
+
+static void swap_call(struct vu_frontend *fe, unsigned rounds, unsigned flags)
+{
+	int nb = flags & VU_BLOCKING_CALL ? 0 : EFD_NONBLOCK, err;
+
+	for (unsigned i = 0; i < rounds; i++) {
+		submit_batch(fe);
+		if ((err = vu_set_call(fe, VU_REQUEST, eventfd(0, EFD_CLOEXEC | nb))))
+			fail("SET_VRING_CALL", err);
+		reap_batch(fe, false, "GETATTR while the call eventfd was swapped");
+	}
+	printf("ok: %u swaps of the call eventfd with %d requests in flight each\n", rounds, QD);
+}
+
+static void full_call(struct vu_frontend *fe)
+{
+	int fd = eventfd(0, EFD_CLOEXEC), err;
+	eventfd_t v = 0;
+
+	if (fd < 0 || eventfd_write(fd, EFD_FULL) < 0)
+		fail("eventfd", -errno);
+	if ((err = vu_set_call(fe, VU_REQUEST, fd)))
+		fail("SET_VRING_CALL", err);
+	for (int round = 0; round < 2; round++) {
+		submit_batch(fe);
+		reap_batch(fe, true, "GETATTR with the call eventfd's counter full");
+	}
+	if (eventfd_read(fd, &v) < 0 || v != EFD_FULL)
+		fail("the full call eventfd was not left as it was", 0);
+	submit_batch(fe);
+	reap_batch(fe, false, "GETATTR once the full call eventfd was read");
+	printf("ok: a blocking call eventfd at its maximum count held no request up\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct vu_frontend fe;
 	struct vu_fuse_req r;
 	struct fuse_init_out init;
 	int a = 1, lfd = -1, err, status;
-	bool systemd = argc > 1 && !strcmp(argv[1], "--systemd");
+	unsigned swaps = 0, flags = 0;
+	bool fd3 = false, full = false, systemd = false;
 
-	if (argc > 1 && (!strcmp(argv[1], "--fd3") || systemd))
-		a++;
+	for (; a < argc && !strncmp(argv[a], "--", 2) && argv[a][2]; a++) {
+		if (!strcmp(argv[a], "--fd3"))
+			fd3 = true;
+		else if (!strcmp(argv[a], "--systemd"))
+			fd3 = systemd = true;
+		else if (!strcmp(argv[a], "--swap-call") && a + 1 < argc)
+			swaps = (unsigned)atoi(argv[++a]);
+		else if (!strcmp(argv[a], "--full-call"))
+			full = true, flags |= VU_BLOCKING_CALL | VU_NO_EVENT_IDX;
+		else
+			break;
+	}
 	if (argc < a + 7 || strcmp(argv[a + 5], "--")) {
-		fprintf(stderr, "usage: vu_kata_client [--fd3|--systemd] SOCKET READ_NAME READ_TEXT NEW_NAME NEW_TEXT -- BACKEND [ARGS...]\n");
+		fprintf(stderr, "usage: vu_kata_client [--fd3|--systemd] [--swap-call N] [--full-call] "
+			"SOCKET READ_NAME READ_TEXT NEW_NAME NEW_TEXT -- BACKEND [ARGS...]\n");
 		return 2;
 	}
 	const char *sock = argv[a];
 	signal(SIGPIPE, SIG_IGN);
-	if (a == 2)
+	if (fd3)
 		lfd = listen_at(sock);
 	spawn(argv + a + 6, lfd, systemd);
 	if (lfd >= 0)
 		close(lfd);  /* the backend holds it now */
 	connect_backend(&fe, sock);
-	if ((err = vu_setup(&fe, 4 << 20, 0)))
+	if ((err = vu_setup(&fe, 4 << 20, flags)))
 		fail("vhost-user set-up", err);
 	printf("ok: vhost-user set-up (features %#llx, protocol features %#llx)\n",
 	       (unsigned long long)fe.features, (unsigned long long)fe.protocol_features);
@@ -202,6 +309,12 @@ int main(int argc, char **argv)
 	printf("ok: FUSE_INIT: protocol 7.%u, max_write %u\n", init.minor, init.max_write);
 	read_file(&fe, &r, argv[a + 1], argv[a + 2]);
 	create_file(&fe, &r, argv[a + 3], argv[a + 4]);
+	if (swaps || full)
+		alloc_batch(&fe);
+	if (swaps)
+		swap_call(&fe, swaps, flags);
+	if (full)
+		full_call(&fe);
 
 	vu_close(&fe);
 	if (reap_backend(5, &status))

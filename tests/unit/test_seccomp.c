@@ -110,6 +110,11 @@ static int map_rw_then_rx(void)
 /* Answered EBADF, not killed: the request number is allowed. */
 static int kvm_run_ioctl(void) { return !(ioctl(-1, KVM_RUN, 0) < 0 && errno == EBADF); }
 static int tty_ioctl(void) { struct termios t; return ioctl(0, TCGETS, &t); }
+static int tty_inject(void) { char c = 'x'; return ioctl(0, TIOCSTI, &c); }
+/* The console's end of a run on a terminal: the mode read at start put back. */
+static int pty_fd = -1;
+static struct termios pty_saved;
+static int tty_restore(void) { return tcsetattr(pty_fd, TCSANOW, &pty_saved) != 0; }
 static int uring_enter(void) { return !(syscall(__NR_io_uring_enter, -1, 0, 0, 0, NULL, 0) < 0 && errno == EBADF); }
 static int accept_call(void) { return accept4(-1, NULL, NULL, 0) >= 0; }
 static int socket_refused(void) { return !(socket(AF_INET, SOCK_STREAM, 0) < 0 && errno == EACCES); }
@@ -185,11 +190,28 @@ START_TEST(t_control)
 {
 	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_CONTROL, open_file);
 	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_CONTROL, accept_call);
-	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_CONTROL, tty_ioctl);   /* TCSETS only */
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_CONTROL, tty_inject);  /* TCSETS and TCGETS only */
 	EXPECT_SIGSYS(SC_CMD_FUSE_MOUNT, FS_ROLE_CONTROL, accept_call);
 	EXPECT_SIGSYS(SC_CMD_9P_SERVE, FS_ROLE_CONTROL, open_file);
 	EXPECT_SIGSYS(SC_CMD_9P_SERVE, FS_ROLE_CONTROL, uring_enter);
 	EXPECT_SIGSYS(SC_CMD_VHOST_USER, FS_ROLE_CONTROL, open_file);
+}
+END_TEST
+
+/* `stainless run` on a terminal puts its mode back at the end (glibc's
+ * tcsetattr: TCGETS, TCSETS, TCGETS), after every guest's exit. */
+START_TEST(t_control_restores_terminal)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY);
+
+	if (master < 0 || grantpt(master) || unlockpt(master))
+		UNIT_SKIP("no pseudo-terminal: %s", strerror(errno));
+	pty_fd = open(ptsname(master), O_RDWR | O_NOCTTY);
+	ck_assert_int_ge(pty_fd, 0);
+	ck_assert_int_eq(tcgetattr(pty_fd, &pty_saved), 0);
+	EXPECT_PASSES(SC_CMD_RUN, FS_ROLE_CONTROL, tty_restore);
+	close(pty_fd);
+	close(master);
 }
 END_TEST
 
@@ -691,6 +713,7 @@ static Suite *seccomp_suite(void)
 	tcase_add_loop_test(roles, t_every_role_signals_only_its_own_threads, 0, NR_ROLES);
 	tcase_add_loop_test(roles, t_only_the_spawner_clones, 0, NR_ROLES);
 	tcase_add_test(roles, t_control);
+	tcase_add_test(roles, t_control_restores_terminal);
 	tcase_add_test(roles, t_vcpu);
 	tcase_add_test(roles, t_queue);
 	tcase_add_test(roles, t_lock_wait);

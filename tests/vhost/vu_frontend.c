@@ -231,7 +231,7 @@ static uint64_t gpa_of(const struct vu_frontend *fe, const void *p)
 /* Lays out ring QI in guest memory and hands it to the backend. The call
  * fd goes before the kick fd: the ring starts on SET_VRING_KICK and may
  * complete a request at once. Enabled later (enable_queue). */
-static int start_queue(struct vu_frontend *fe, unsigned qi)
+static int start_queue(struct vu_frontend *fe, unsigned qi, unsigned flags)
 {
 	struct vu_queue *q = &fe->q[qi];
 	const unsigned n = VU_QUEUE_SIZE;
@@ -251,7 +251,7 @@ static int start_queue(struct vu_frontend *fe, unsigned qi)
 	q->free_head = 0;
 	q->nfree = (uint16_t)n;
 	q->kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	q->call = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	q->call = eventfd(0, EFD_CLOEXEC | (flags & VU_BLOCKING_CALL ? 0 : EFD_NONBLOCK));
 	if (q->kick < 0 || q->call < 0)
 		return -errno;
 
@@ -292,7 +292,7 @@ int vu_setup_queues(struct vu_frontend *fe, size_t mem_size, unsigned flags, uns
 	if (!err)
 		err = share_memory(fe, mem_size);
 	for (unsigned i = 0; !err && i < fe->nqueues; i++)
-		err = start_queue(fe, i);
+		err = start_queue(fe, i, flags);
 	for (unsigned i = 0; !err && i < fe->nqueues; i++)
 		err = enable_queue(fe, i);
 	return err;
@@ -443,4 +443,28 @@ int vu_reap(struct vu_frontend *fe, int qi, struct vu_done *done, int max, int t
 		eventfd_t v;
 		(void)eventfd_read(q->call, &v);
 	}
+}
+
+int vu_reap_ring(struct vu_frontend *fe, int qi, struct vu_done *done, int max)
+{
+	return drain(&fe->q[qi], done, max);
+}
+
+int vu_set_call(struct vu_frontend *fe, int qi, int fd)
+{
+	struct vu_queue *q = &fe->q[qi];
+	struct pollfd p = { .fd = q->call, .events = POLLIN }, n = { .fd = fd, .events = POLLOUT };
+	uint64_t idx = (uint64_t)qi;
+	eventfd_t v;
+	int err = set(fe, VHOST_USER_SET_VRING_CALL, &idx, 8, fd);
+
+	if (err)
+		return err;
+	/* A full counter on the new one means an interrupt is pending there already. */
+	if (poll(&p, 1, 0) == 1 && eventfd_read(q->call, &v) == 0 && poll(&n, 1, 0) == 1 &&
+	    eventfd_write(fd, 1) < 0)
+		err = -errno;
+	close(q->call);
+	q->call = fd;
+	return err;
 }

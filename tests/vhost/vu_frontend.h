@@ -67,6 +67,7 @@ struct vu_done {
 
 /* Flags of vu_setup. */
 #define VU_NO_EVENT_IDX 1u       /* do not negotiate VIRTIO_RING_F_EVENT_IDX */
+#define VU_BLOCKING_CALL 2u      /* call eventfds without EFD_NONBLOCK (as crosvm makes them) */
 
 /* Connects to a backend listening on PATH. */
 int vu_connect(struct vu_frontend *fe, const char *path);
@@ -93,5 +94,14 @@ int vu_kick(struct vu_frontend *fe, int qi);
  * on the call eventfd when none is ready. Returns the count, 0 on timeout,
  * or -errno. */
 int vu_reap(struct vu_frontend *fe, int qi, struct vu_done *done, int max, int timeout_ms);
+/* Up to MAX completions the used ring of QI holds now; the call eventfd
+ * is not looked at (nor its counter read). */
+int vu_reap_ring(struct vu_frontend *fe, int qi, struct vu_done *done, int max);
+
+/* Replaces queue QI's call eventfd with FD (the frontend's from now on), as
+ * QEMU does whenever a guest masks or unmasks the queue's vector: once the
+ * backend has it, an interrupt left on the old one is passed to FD, as
+ * QEMU's unmask does, and the old one is closed. */
+int vu_set_call(struct vu_frontend *fe, int qi, int fd);
 
 #endif
