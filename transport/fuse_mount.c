@@ -405,6 +405,7 @@ int fuse_mount_main(int argc, char **argv)
 	(void)sandbox_keep_fd(&sb, mp.info_fd);
 	(void)sandbox_keep_fd(&sb, mp.abort_fd);
 	(void)sandbox_keep_fd(&sb, mp.unmount_fd);
+	(void)sandbox_keep_fd(&sb, mp.unmounted_fd);
 	r = sandbox_enter(&sb, &code);
 	if (r > 0)
 		return code;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -112,6 +113,36 @@ static int receive_fd(int sock)
 	return fd;
 }
 
+/*
+ * What fusermount3 needs of its caller, checked first so that the one line
+ * says what is missing: fusermount3 opens /dev/fuse with the caller's
+ * fsuid (its mode is how an administrator grants FUSE; Debian's udev
+ * makes it 0666, containers often leave it 0600 root), and it is setuid,
+ * which no_new_privs (systemd's NoNewPrivileges=, some container
+ * runtimes) takes away. 0, or -errno after printing why.
+ */
+static int helper_precheck(const char *path)
+{
+	struct stat st;
+
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1) {
+		fprintf(stderr, "stainless: fuse-mount: mount %s without root needs the setuid "
+			FUSERMOUNT ", and this process runs with no_new_privs, which takes setuid "
+			"away: mount as root, or start it without no_new_privs\n", path);
+		return -EPERM;
+	}
+	if (access("/dev/fuse", R_OK | W_OK) < 0 && errno == EACCES) {
+		bool have = stat("/dev/fuse", &st) == 0;
+		fprintf(stderr, "stainless: fuse-mount: mount %s without root: " FUSERMOUNT
+			" opens /dev/fuse as you, and it is mode %04o uid %u here (Debian's udev "
+			"makes it 0666; a container's default is 0600 root): mount as root, or "
+			"make /dev/fuse 0666\n", path, have ? (unsigned)(st.st_mode & 07777) : 0u,
+			have ? (unsigned)st.st_uid : 0u);
+		return -EACCES;
+	}
+	return 0;
+}
+
 static int helper_mount(const char *path, unsigned max_read)
 {
 	char opts[160], env[32];
@@ -139,46 +170,88 @@ static int helper_mount(const char *path, unsigned max_read)
 	return fd;
 }
 
+/* Closes every fd from 3 up but a and b. */
+static void keep_only(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 3)
+		close_range(3, (unsigned)lo - 1, 0);
+	if (hi > lo + 1)
+		close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
+	close_range((unsigned)hi + 1, ~0u, 0);
+}
+
+/* The unmounter's work: fusermount3 -u -z, waited for (done stays ours, not its). */
+static void unmount_and_wait(const char *real)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		close_range(3, ~0u, 0);
+		execlp(FUSERMOUNT, FUSERMOUNT, "-u", "-z", "-q", "--", real, (char *)NULL);
+		_exit(127);
+	}
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
 /*
  * The unmounter (without root): forked once the mount is made, it waits
  * for its pipe to close, by fuse_mountpoint_close() or the death of
- * whoever holds the other end, then runs `fusermount3 -u -z`. It is the
- * one process of ours without a seccomp filter, and must be: fusermount3
- * is setuid, and a filter (which needs no_new_privs without root) would
- * take its root away. It holds nothing but the pipe, and runs nothing of
- * ours but read and exec. (fusermount3's own auto_unmount would not do:
- * Debian's 3.14 checks the dead mount as root, which a mount without
- * allow_other refuses, and so leaves it.) The write end, or -errno.
+ * whoever holds the other end, then runs `fusermount3 -u -z` and waits for
+ * it. It is the one process of ours without a seccomp filter, and must be:
+ * fusermount3 is setuid, and a filter (which needs no_new_privs without
+ * root) would take its root away. It holds nothing but its two pipes, and
+ * runs nothing of ours but read, fork, exec and wait. (fusermount3's own
+ * auto_unmount would not do: Debian's 3.14 checks the dead mount as root,
+ * which a mount without allow_other refuses, and so leaves it.)
+ *
+ * Its second pipe closes when it exits, once fusermount3 has: the
+ * supervisor waits for that, so the mount is gone from the host when the
+ * command returns and a new mount at once on the same mount point does not
+ * land under the old one (a fixed wait for the mount table would lose that
+ * race on a loaded machine, where starting fusermount3 takes seconds).
+ * 0 with *stop (closing it starts the unmount) and *done (EOF: finished),
+ * or -errno.
  */
-static int start_unmounter(const char *real)
+static int start_unmounter(const char *real, int *stop, int *done)
 {
-	int p[2];
+	int p[2], d[2];
 	pid_t pid;
 	char c;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
+	if (pipe2(d, O_CLOEXEC) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -errno;
+	}
 	pid = fork();
 	if (pid == 0) {
 		/* A Ctrl-C reaches the whole process group: it must outlive it. */
 		signal(SIGINT, SIG_IGN);
 		signal(SIGTERM, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
-		close(p[1]);
-		if (p[0] > 3)
-			close_range(3, (unsigned)p[0] - 1, 0);
-		close_range((unsigned)p[0] + 1, ~0u, 0);
+		keep_only(p[0], d[1]);
 		while (read(p[0], &c, 1) < 0 && errno == EINTR)
 			;
-		execlp(FUSERMOUNT, FUSERMOUNT, "-u", "-z", "-q", "--", real, (char *)NULL);
-		_exit(127);
+		close(p[0]);
+		unmount_and_wait(real);
+		_exit(0); /* closes d[1]: the supervisor's word that it is done */
 	}
 	close(p[0]);
+	close(d[1]);
 	if (pid < 0) {
 		close(p[1]);
+		close(d[0]);
 		return -errno;
 	}
-	return p[1];
+	*stop = p[1];
+	*done = d[0];
+	return 0;
 }
 
 /* The connection's abort file (fusectl), opened while the mount is made. */
@@ -190,51 +263,65 @@ static int open_abort(dev_t dev)
 	return open(path, O_WRONLY | O_CLOEXEC);
 }
 
-int fuse_mountpoint_open(struct fuse_mountpoint *mp, const char *path, unsigned max_read)
+/* Without root: fusermount3 mounts, the unmounter takes it down. fd or -errno. */
+static int mount_by_helper(struct fuse_mountpoint *mp, unsigned max_read)
+{
+	int fd = helper_precheck(mp->path), r;
+
+	if (fd < 0)
+		return fd;
+	fd = helper_mount(mp->path, max_read);
+	if (fd < 0) {
+		fprintf(stderr, "stainless: fuse-mount: mount %s without root needs "
+			FUSERMOUNT " (Debian package fuse3)%s\n", mp->path,
+			fd == -ENOENT ? ", which is not installed" : ", which refused it");
+		return fd;
+	}
+	mp->by_helper = true;
+	r = start_unmounter(mp->real, &mp->unmount_fd, &mp->unmounted_fd);
+	if (r < 0)
+		fprintf(stderr, "stainless: fuse-mount: cannot start the unmounter: %s; "
+			"the mount will stay (fusermount3 -u %s)\n", strerror(-r), mp->path);
+	return fd;
+}
+
+/* As root: mount(2) on our own /dev/fuse fd. fd or -errno. */
+static int mount_direct(struct fuse_mountpoint *mp, unsigned max_read)
 {
 	char opts[256];
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC), r;
+
+	if (fd < 0) {
+		r = -errno;
+		fprintf(stderr, "stainless: fuse-mount: /dev/fuse: %s\n", strerror(errno));
+		return r;
+	}
+	snprintf(opts, sizeof(opts),
+		 "fd=%d,rootmode=40000,user_id=%u,group_id=%u,allow_other,"
+		 "default_permissions,max_read=%u", fd, getuid(), getgid(), max_read);
+	if (mount("stainless", mp->path, "fuse.stainless", MS_NOSUID | MS_NODEV, opts) < 0) {
+		r = -errno;
+		fprintf(stderr, "stainless: fuse-mount: mount %s: %s\n", mp->path, strerror(errno));
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int fuse_mountpoint_open(struct fuse_mountpoint *mp, const char *path, unsigned max_read)
+{
 	int fd;
 
-	*mp = (struct fuse_mountpoint){ .path = path, .info_fd = -1, .abort_fd = -1, .unmount_fd = -1 };
+	*mp = (struct fuse_mountpoint){ .path = path, .info_fd = -1, .abort_fd = -1,
+					.unmount_fd = -1, .unmounted_fd = -1 };
 	if (!realpath(path, mp->real))
 		snprintf(mp->real, sizeof(mp->real), "%s", path);
 	mp->info_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	if (geteuid() != 0) {
-		fd = helper_mount(path, max_read);
-		if (fd < 0) {
-			fprintf(stderr, "stainless: fuse-mount: mount %s without root needs "
-				FUSERMOUNT " (Debian package fuse3)%s\n", path,
-				fd == -ENOENT ? ", which is not installed" : ", which refused it");
-			if (mp->info_fd >= 0)
-				close(mp->info_fd);
-			return fd;
-		}
-		mp->by_helper = true;
-		mp->unmount_fd = start_unmounter(mp->real);
-		if (mp->unmount_fd < 0)
-			fprintf(stderr, "stainless: fuse-mount: cannot start the unmounter: %s; "
-				"the mount will stay (fusermount3 -u %s)\n", strerror(-mp->unmount_fd),
-				path);
-	} else {
-		fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-		if (fd < 0) {
-			int r = -errno;
-			fprintf(stderr, "stainless: fuse-mount: /dev/fuse: %s\n", strerror(errno));
-			if (mp->info_fd >= 0)
-				close(mp->info_fd);
-			return r;
-		}
-		snprintf(opts, sizeof(opts),
-			 "fd=%d,rootmode=40000,user_id=%u,group_id=%u,allow_other,"
-			 "default_permissions,max_read=%u", fd, getuid(), getgid(), max_read);
-		if (mount("stainless", path, "fuse.stainless", MS_NOSUID | MS_NODEV, opts) < 0) {
-			int r = -errno;
-			fprintf(stderr, "stainless: fuse-mount: mount %s: %s\n", path, strerror(errno));
-			close(fd);
-			if (mp->info_fd >= 0)
-				close(mp->info_fd);
-			return r;
-		}
+	fd = geteuid() != 0 ? mount_by_helper(mp, max_read) : mount_direct(mp, max_read);
+	if (fd < 0) {
+		if (mp->info_fd >= 0)
+			close(mp->info_fd);
+		return fd;
 	}
 	/* Blocking reads: each reader sleeps in read(2) until a request comes. */
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -249,12 +336,17 @@ int fuse_mountpoint_close(struct fuse_mountpoint *mp)
 	dev_t dev;
 
 	if (mp->by_helper) {
-		/* The unmounter takes it down (lazily); waited for, up to 2 s. */
+		char c;
+
+		/* The unmounter takes it down (lazily); its exit is waited for (EOF). */
 		if (mp->unmount_fd >= 0)
 			close(mp->unmount_fd);
 		mp->unmount_fd = -1;
-		for (int i = 0; i < 200 && mounted_dev(mp); i++)
-			usleep(10 * 1000);
+		while (mp->unmounted_fd >= 0 && read(mp->unmounted_fd, &c, 1) < 0 && errno == EINTR)
+			;
+		if (mp->unmounted_fd >= 0)
+			close(mp->unmounted_fd);
+		mp->unmounted_fd = -1;
 		return mounted_dev(mp) ? -EBUSY : 0;
 	}
 	dev = mounted_dev(mp);

@@ -9,14 +9,20 @@
  *
  * As root, mount(2) directly. Without root, fusermount3 (setuid, from
  * Debian's fuse3) makes the mount and hands back the /dev/fuse fd over a
- * socket (its _FUSE_COMMFD protocol), and a small unmounter process forked
- * then runs `fusermount3 -u -z` when told (fuse_mountpoint.c says why it
- * is the one process without a seccomp filter); allow_other only where
- * /etc/fuse.conf says user_allow_other.
+ * socket (its _FUSE_COMMFD protocol), run by this process itself, before
+ * the sandbox (in the host's user namespace, without no_new_privs, so its
+ * setuid takes effect); a small unmounter process forked then runs
+ * `fusermount3 -u -z` when told and says when it has finished
+ * (fuse_mountpoint.c says why it is the one process without a seccomp
+ * filter); allow_other only where /etc/fuse.conf says user_allow_other.
+ * fusermount3 opens /dev/fuse as the calling user (that node's mode is
+ * how an administrator grants FUSE to users), so without root a /dev/fuse
+ * the user cannot open read-write, or no_new_privs, means no mount: one
+ * line says which before fusermount3 is tried.
  *
  * Whoever takes the mount down reads the mount table, and writes the
  * connection's abort file, through fds opened with the mount (info_fd,
- * abort_fd) and the unmounter's pipe: the supervisor's filter opens no
+ * abort_fd) and the unmounter's pipes: the supervisor's filter opens no
  * file, and a chrooted server has no /proc. fuse-mount hands them to
  * sandbox_keep_fd().
  * (A FUSE mount made inside our own user namespace would be allowed, but
@@ -38,6 +44,7 @@ struct fuse_mountpoint {
 	int info_fd;        /* /proc/self/mountinfo of the host's namespace, or -1 */
 	int abort_fd;       /* /sys/fs/fuse/connections/N/abort (root), or -1 */
 	int unmount_fd;     /* without root: closing it makes the unmounter unmount, or -1 */
+	int unmounted_fd;   /* without root: EOF once the unmounter has finished, or -1 */
 };
 
 /*
@@ -51,8 +58,9 @@ int fuse_mountpoint_open(struct fuse_mountpoint *mp, const char *path, unsigned 
  * Unmounts it: at once when nothing holds it, else lazily, and then the
  * connection is aborted so that busy files cannot hold the server. A
  * mount that is no longer ours (gone, or another on the same path) is left.
- * Without root: closes the unmounter's pipe and waits for the mount to go. Makes no system call but pread, umount2, write,
- * close and clock_nanosleep (a supervisor's filter allows those). 0, or
+ * Without root: closes the unmounter's pipe and waits until the unmounter
+ * has run fusermount3 and exited. Makes no system call but pread, read,
+ * umount2, write and close (a supervisor's filter allows those). 0, or
  * -errno when a mount of ours stays (a chrooted server has given up
  * CAP_SYS_ADMIN and cannot unmount: -EPERM).
  */

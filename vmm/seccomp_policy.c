@@ -346,7 +346,8 @@ static const struct sc_rule supervisor_mount_rules[] = {
 	{ SCMP_SYS(pread64), .why = "/proc/self/mountinfo (opened before): is the mount still ours" },
 	{ SCMP_SYS(umount2), .why = "a stop signal or the server's end takes the mount down (root)" },
 	/* Its abort file (opened before) is written: base. Without root, the
-	 * mount is fusermount3's auto_unmount: closing its socket is enough. */
+	 * unmounter's pipe is closed and its done pipe read to EOF (the
+	 * supervisor's read rule): no other call. */
 };
 
 /* ---- roles ------------------------------------------------------------- */

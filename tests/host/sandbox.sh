@@ -10,7 +10,8 @@
 # read-only ones read-only), the device node it reopens and a pid-only
 # /proc, RLIMIT_CORE 0 and RLIMIT_NOFILE fixed; SIGTERM and exit statuses
 # as without a sandbox; --sandbox none warns in one line; chroot mode
-# chroots; and a non-root user serves a directory it owns (user namespace).
+# chroots; and a non-root user serves a directory it owns over 9p (user
+# namespace; rootless fuse-mount: rootless_fuse.sh).
 set -u
 : "${STAINLESS:?}"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -215,19 +216,7 @@ else
 			[ "$(readlink /proc/$SP/ns/user)" != "$(readlink /proc/self/ns/user)" ]
 		kill -TERM "$PID"; wait "$PID"; rc=$?
 		check "rootless 9p-serve: SIGTERM exits 0 ($rc)" [ $rc -eq 0 ]
-		if command -v fusermount3 >/dev/null; then
-			$AS_NOBODY "$STAINLESS" fuse-mount "$T/rl/share" "$T/rl/mnt" 2>"$T/rl.err" &
-			PID=$!
-			for i in $(seq 50); do grep -q " $T/rl/mnt " /proc/mounts && break; sleep 0.1; done
-			$AS_NOBODY sh -c "echo made >'$T/rl/mnt/new'"
-			check "rootless fuse-mount: a file made through it is the user's on the host" \
-				[ "$(stat -c %u "$T/rl/share/new" 2>/dev/null)" = "$U" ]
-			kill -TERM "$PID"; wait "$PID"; rc=$?
-			check "rootless fuse-mount: SIGTERM exits 0 ($rc) and unmounts" \
-				test $rc -eq 0 -a -z "$(grep " $T/rl/mnt " /proc/mounts)"
-		else
-			echo "note: no fusermount3: rootless fuse-mount not checked"
-		fi
+		# Rootless fuse-mount, on a /dev/fuse of either mode: tests/host/rootless_fuse.sh.
 	fi
 	PID= SP=
 fi
