@@ -46,6 +46,38 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT, dead_once = PTHREAD_ONCE_INIT;
 static int dead_fd = -1;
 static int once_err;
+/* Helpers alive in the process, and their bound (0: FS_PARK_PROCESS_MAX). */
+static atomic_uint helpers, helpers_max;
+
+unsigned fs_park_process_max(void)
+{
+	unsigned m = atomic_load_explicit(&helpers_max, memory_order_relaxed);
+
+	return m ? m : FS_PARK_PROCESS_MAX;
+}
+
+void fs_park_set_process_max(unsigned max)
+{
+	atomic_store(&helpers_max, max);
+}
+
+unsigned fs_park_helpers(void)
+{
+	return atomic_load_explicit(&helpers, memory_order_relaxed);
+}
+
+/* One more helper, unless the process has its bound of them. */
+static bool helper_take(void)
+{
+	unsigned max = fs_park_process_max(), n = atomic_load_explicit(&helpers, memory_order_relaxed);
+
+	do {
+		if (n >= max)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&helpers, &n, n + 1,
+			memory_order_relaxed, memory_order_relaxed));
+	return true;
+}
 
 static void wake_handler(int sig)
 {
@@ -163,6 +195,7 @@ static void *park_main(void *arg)
 		}
 	}
 	set->n--;
+	atomic_fetch_sub_explicit(&helpers, 1, memory_order_relaxed);
 	/* Unlisted: no cancel can reach wfd any more. */
 	close(p->wfd);
 	close(p->fd);
@@ -225,7 +258,7 @@ int fs_park_start(struct fs_park_set *set, struct fs_park *p, int fd)
 	pthread_mutex_lock(&set->mu);
 	if (take_early(set, p->key)) {
 		r = -EINTR;
-	} else if (set->n >= set->max) {
+	} else if (set->n >= set->max || !helper_take()) {
 		r = -ENOLCK;
 	} else {
 		/* Listed before it runs, so it can always find and unlist itself. */
@@ -236,6 +269,7 @@ int fs_park_start(struct fs_park_set *set, struct fs_park *p, int fd)
 		if (r) {
 			set->list = p->next;
 			set->n--;
+			atomic_fetch_sub_explicit(&helpers, 1, memory_order_relaxed);
 		}
 	}
 	pthread_mutex_unlock(&set->mu);
