@@ -199,8 +199,8 @@ static void *park_main(void *arg)
 	/* Unlisted: no cancel can reach wfd any more. */
 	close(p->wfd);
 	close(p->fd);
-	fs_fd_refund();
-	fs_fd_refund();
+	fs_fd_refund_to(set->fds);
+	fs_fd_refund_to(set->fds);
 	pthread_cond_broadcast(&set->gone);
 	pthread_mutex_unlock(&set->mu);
 	free(p);
@@ -248,11 +248,11 @@ int fs_park_start(struct fs_park_set *set, struct fs_park *p, int fd)
 	p->answered = false;
 	atomic_init(&p->cancelled, false);
 	pthread_once(&dead_once, open_dead);
-	if (dead_fd < 0 || fs_fd_charge())
+	if (dead_fd < 0 || fs_fd_charge_to(set->fds))
 		return -ENOLCK;
 	p->wfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (p->wfd < 0) {
-		fs_fd_refund();
+		fs_fd_refund_to(set->fds);
 		return -ENOLCK;
 	}
 	pthread_mutex_lock(&set->mu);
@@ -275,7 +275,7 @@ int fs_park_start(struct fs_park_set *set, struct fs_park *p, int fd)
 	pthread_mutex_unlock(&set->mu);
 	if (r) {
 		close(p->wfd);
-		fs_fd_refund();
+		fs_fd_refund_to(set->fds);
 	}
 	return r;
 }

@@ -20,7 +20,8 @@
  * per-set bounds alone multiply with the number of sets (a 9p-serve with
  * many connections). Each wait costs two host fds, charged to the
  * process budget (fs_fdbudget.h): the caller's, and the helper's own
- * dup, which a cancel replaces. The caller charges its record and the
+ * dup, which a cancel replaces (both to set->fds as well, when the owner
+ * has a share of the budget: fs_fdbudget.h). The caller charges its record and the
  * helper's stack (FS_PARK_STACK) to whatever byte budget it keeps.
  *
  * Process-wide: fs_park_setup() installs a do-nothing
@@ -40,6 +41,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fs/fs_fair.h"
 #include "fs/fs_req.h"
 
 #define FS_PARK_SIGNAL (SIGRTMIN + 4)
@@ -99,6 +101,7 @@ struct fs_park_set {
 	pthread_cond_t gone;     /* a helper unlisted itself */
 	struct fs_park *list;
 	unsigned n, max;
+	struct fs_fair_acct *fds; /* the owner's share of the fd budget, or NULL */
 	uint64_t early[FS_PARK_EARLY];
 	unsigned nearly;
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * `stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]
- * [--readonly] [--devices] [--xattr-map] [--poll USEC]`: the 9P2000.L server on a Unix
+ * [--readonly] [--devices] [--xattr-map] [--poll USEC] [--max-connections N]
+ * [--max-memory BYTES]`: the 9P2000.L server on a Unix
  * stream socket, so clients nobody here wrote (diod's tools, the kernel's
  * trans=unix) can test the same server code the virtio-9p device uses.
  *
@@ -10,6 +11,18 @@
  * SO_PEERCRED) goes into its session, where a peer other than root may
  * attach only as itself. Without that, any local process that could
  * connect would attach as uid 0 and act as root in the share.
+ *
+ * Sharing among clients (why: one client must not starve the others; the
+ * kernel gives one fd table and one address space to all of them). At
+ * most --max-connections connections are served at once; while that many
+ * are, or fds ran out at accept, the listening socket is not polled
+ * (clients wait in its backlog) until a connection ends. Each session
+ * has a fair share (fs/fs_fair.h) of the process's fd budget and of
+ * --max-memory bytes: a floor of its own (P9_SERVE_FD_FLOOR fds,
+ * counting its socket, and P9_SERVE_MEM_FLOOR bytes), reserved for every
+ * connection slot, so a newcomer can attach, walk and open whatever the
+ * others hold, and its part of the rest. Fewer slots are kept than asked
+ * when the fd budget cannot hold their floors and a pool as large.
  *
  * One thread per connection, one session per connection. A frame whose
  * size field cannot be a message (below the 7-byte header or above the
@@ -32,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -48,6 +62,14 @@
 #include "sandbox/sandbox.h"
 #include "transport/unix_listen.h"
 
+/* A session's floor of fds (its socket, fids, open files) and of bytes. */
+#define P9_SERVE_FD_FLOOR 64u
+#define P9_SERVE_MEM_FLOOR (1u << 20)
+#define P9_SERVE_MAX_CONNS 64u
+#define P9_SERVE_MEM (128u << 20)
+/* After accept failed for want of fds or memory, and no connection ended. */
+#define P9_SERVE_BACKOFF_MS 100
+
 /* The live connections, so that shutdown can end them and wait. */
 struct p9_conns {
 	pthread_mutex_t lock;
@@ -55,6 +77,9 @@ struct p9_conns {
 	struct p9_conn *head;
 	unsigned n;
 	uint32_t poll_us;       /* how long a connection polls before it sleeps */
+	unsigned slots;         /* connections served at once, at most */
+	int ended_fd;           /* eventfd: a connection ended (the accept loop waits on it) */
+	struct fs_fair fds, bytes;
 };
 
 struct p9_conn {
@@ -65,6 +90,7 @@ struct p9_conn {
 	struct p9_session *s;
 	pthread_mutex_t wlock;
 	struct fs_transport t;
+	struct fs_fair_acct fd_share, mem_share;
 };
 
 /* One request's buffers; a deferred request keeps its own until answered. */
@@ -274,10 +300,39 @@ static void *conn_thread(void *arg)
 	c->all->n--;
 	pthread_cond_broadcast(&c->all->cond);
 	close(c->fd);
+	fs_fd_refund_to(&c->fd_share);
+	fs_fair_leave(&c->fd_share);
+	fs_fair_leave(&c->mem_share);
+	/* The accept loop may be waiting for a free slot or fd. */
+	(void)eventfd_write(c->all->ended_fd, 1);
 	pthread_mutex_unlock(&c->all->lock);
 	pthread_mutex_destroy(&c->wlock);
 	free(c);
 	return NULL;
+}
+
+/* A new connection's shares, its socket charged to its own: 0 or -errno. */
+static int conn_shares(struct p9_conns *all, struct p9_conn *c)
+{
+	if (fs_fair_join(&all->fds, &c->fd_share))
+		return -EAGAIN;
+	if (fs_fair_join(&all->bytes, &c->mem_share)) {
+		fs_fair_leave(&c->fd_share);
+		return -EAGAIN;
+	}
+	if (fs_fd_charge_to(&c->fd_share)) {
+		fs_fair_leave(&c->mem_share);
+		fs_fair_leave(&c->fd_share);
+		return -ENFILE;
+	}
+	return 0;
+}
+
+static void conn_shares_drop(struct p9_conn *c)
+{
+	fs_fd_refund_to(&c->fd_share);
+	fs_fair_leave(&c->mem_share);
+	fs_fair_leave(&c->fd_share);
 }
 
 static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd, uid_t peer)
@@ -289,6 +344,11 @@ static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd, uid_t
 
 	if (!c)
 		return -ENOMEM;
+	err = conn_shares(all, c);
+	if (err) {
+		free(c);
+		return err;
+	}
 	c->fd = fd;
 	c->all = all;
 	c->bufsz = p9_server_msize(srv);
@@ -299,6 +359,7 @@ static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd, uid_t
 	if (err)
 		goto fail;
 	p9_session_set_peer(c->s, peer);
+	p9_session_set_shares(c->s, &c->fd_share, &c->mem_share);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_mutex_lock(&all->lock);
@@ -318,6 +379,7 @@ static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd, uid_t
 	return 0;
 fail:
 	p9_session_destroy(c->s);
+	conn_shares_drop(c);
 	pthread_mutex_destroy(&c->wlock);
 	free(c);
 	return err;
@@ -326,7 +388,8 @@ fail:
 static void usage(FILE *f)
 {
 	fputs("usage: stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]"
-	      " [--readonly] [--devices] [--xattr-map] [--poll USEC]\n"
+	      " [--readonly] [--devices] [--xattr-map] [--poll USEC]"
+	      " [--max-connections N] [--max-memory BYTES]\n"
 	      "                          " SANDBOX_USAGE "\n", f);
 }
 
@@ -361,29 +424,63 @@ static bool stop_conns(struct p9_conns *all)
 	return done;
 }
 
+/* Whether another connection may be taken now. */
+static bool slot_free(struct p9_conns *all)
+{
+	pthread_mutex_lock(&all->lock);
+	bool free_ = all->n < all->slots;
+	pthread_mutex_unlock(&all->lock);
+	return free_;
+}
+
+/* One accept: false when it failed for want of fds or memory (back off). */
+static bool accept_one(struct p9_server *srv, struct p9_conns *all, int lfd)
+{
+	int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (cfd < 0)
+		return !(errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM);
+	/* Who connected decides whom it may attach as: unknown is refused. */
+	int err = getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ? -errno
+		  : start_conn(srv, all, cfd, cr.uid);
+	if (err)
+		close(cfd);
+	return err != -ENFILE && err != -ENOMEM;
+}
+
+/*
+ * The listening socket is polled only while a slot is free and the last
+ * accept did not run out of fds: otherwise it would be readable at once
+ * forever (a full backlog) and the loop would spin. A connection's end
+ * (ended_fd) makes room; after a shortage with no connection to end, the
+ * loop looks again after P9_SERVE_BACKOFF_MS.
+ */
 static int serve(struct p9_server *srv, struct p9_conns *all, int lfd, int sfd)
 {
-	struct pollfd pfd[2] = { { .fd = lfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+	struct pollfd pfd[3] = { { .fd = lfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN },
+				 { .fd = all->ended_fd, .events = POLLIN } };
+	bool short_ = false;
 
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
+		pfd[0].fd = !short_ && slot_free(all) ? lfd : -1;
+		int n = poll(pfd, 3, short_ ? P9_SERVE_BACKOFF_MS : -1);
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
 		if (pfd[1].revents)
 			return 0;       /* SIGINT or SIGTERM */
-		if (pfd[0].revents & POLLIN) {
-			int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-			struct ucred cr;
-			socklen_t len = sizeof(cr);
-			if (cfd < 0)
-				continue;   /* the client gave up, or fds ran out: keep serving */
-			/* Who connected decides whom it may attach as: unknown is refused. */
-			if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
-			    start_conn(srv, all, cfd, cr.uid) < 0)
-				close(cfd);
+		if (n == 0 || pfd[2].revents) {
+			eventfd_t v;
+			if (pfd[2].revents)
+				(void)eventfd_read(all->ended_fd, &v);
+			short_ = false;
 		}
+		if (pfd[0].fd >= 0 && (pfd[0].revents & POLLIN))
+			short_ = !accept_one(srv, all, lfd);
 	}
 }
 
@@ -391,6 +488,8 @@ static int serve(struct p9_server *srv, struct p9_conns *all, int lfd, int sfd)
 struct serve_args {
 	const char *sock, *dir;
 	gid_t gid;                /* --socket-group; (gid_t)-1: none */
+	unsigned max_conns;       /* --max-connections */
+	uint64_t max_mem;         /* --max-memory */
 	struct fs_options opts;
 	struct sandbox_opts sbo;
 };
@@ -406,6 +505,8 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 		{ "devices", no_argument, NULL, 'd' },
 		{ "xattr-map", no_argument, NULL, 'x' },
 		{ "poll", required_argument, NULL, 'p' },
+		{ "max-connections", required_argument, NULL, 'c' },
+		{ "max-memory", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "sandbox", required_argument, NULL, 'S' },
 		{ "no-sandbox", no_argument, NULL, 'S' },
@@ -417,7 +518,7 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 	uint64_t n;
 	int c, idx;
 
-	*a = (struct serve_args){ .gid = (gid_t)-1 };
+	*a = (struct serve_args){ .gid = (gid_t)-1, .max_conns = P9_SERVE_MAX_CONNS, .max_mem = P9_SERVE_MEM };
 	fs_options_default(&a->opts);
 	sandbox_opts_init(&a->sbo);
 	opterr = 0;
@@ -453,12 +554,24 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 			if (fs_parse_poll(optarg, &a->opts.poll_us) < 0)
 				return fail("--poll must be microseconds, 0 to 10000, not '%s'", optarg);
 			break;
+		case 'c':
+			if (parse_size(optarg, &n) < 0 || n < 1 || n > 65536)
+				return fail("--max-connections must be 1 to 65536, not '%s'", optarg);
+			a->max_conns = (unsigned)n;
+			break;
+		case 'M':
+			/* At least two floors: one slot and a pool as large. */
+			if (parse_size(optarg, &n) < 0 || n < 2 * P9_SERVE_MEM_FLOOR || n > (1ull << 40))
+				return fail("--max-memory must be a size from 2M to 1T, not '%s'", optarg);
+			a->max_mem = n;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
 			return fail("bad option '%s' (usage: 9p-serve --socket PATH DIR [--socket-group GROUP] "
-				    "[--msize BYTES] [--readonly] [--devices] [--xattr-map] [--poll USEC])", argv[optind - 1]);
+				    "[--msize BYTES] [--readonly] [--devices] [--xattr-map] [--poll USEC] "
+				    "[--max-connections N] [--max-memory BYTES])", argv[optind - 1]);
 		}
 	}
 	if (!a->sock)
@@ -468,6 +581,27 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 						 : "exactly one directory to share expected");
 	a->dir = argv[optind];
 	return -1;
+}
+
+/*
+ * The connection slots and the shares' floors (see the top): as many
+ * slots as asked, or fewer where the fd budget or --max-memory cannot
+ * hold their floors and a pool as large. 0 or -errno.
+ */
+static int conns_init(struct p9_conns *all, const struct serve_args *a)
+{
+	size_t fds = fs_fd_limit();
+	unsigned slots = fs_fair_slots(fds, P9_SERVE_FD_FLOOR, a->max_conns);
+
+	slots = fs_fair_slots(a->max_mem, P9_SERVE_MEM_FLOOR, slots);
+	if (fds < 2 * P9_SERVE_FD_FLOOR)
+		return -EMFILE;     /* RLIMIT_NOFILE too small for one client */
+	all->slots = slots;
+	if (fs_fair_init(&all->fds, fds, P9_SERVE_FD_FLOOR, slots) < 0 ||
+	    fs_fair_init(&all->bytes, a->max_mem, P9_SERVE_MEM_FLOOR, slots) < 0)
+		return -EINVAL;
+	all->ended_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return all->ended_fd < 0 ? -errno : 0;
 }
 
 /* Threads inherit this mask: the stop signals arrive only through the fd. */
@@ -526,6 +660,12 @@ int p9_serve_main(int argc, char **argv)
 	}
 	struct p9_conns all = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 				.poll_us = a.opts.poll_us };
+	err = conns_init(&all, &a);
+	if (err) {
+		fprintf(stderr, "stainless: 9p-serve: %s\n", strerror(-err));
+		close(sfd);
+		goto fail;
+	}
 	/* Set up: from here on this thread accepts and hands connections out. */
 	err = fs_thread_enter(FS_ROLE_CONTROL);
 	if (err == 0)
@@ -536,8 +676,10 @@ int p9_serve_main(int argc, char **argv)
 		unlink(a.sock);
 	close(sfd);
 	/* A connection stuck past the grace time keeps the server: exit ends both. */
-	if (stop_conns(&all))
+	if (stop_conns(&all)) {
 		p9_server_destroy(srv);
+		close(all.ended_fd);
+	}
 	if (err < 0) {
 		fprintf(stderr, "stainless: 9p-serve: %s\n", strerror(-err));
 		return 1;

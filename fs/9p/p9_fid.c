@@ -138,8 +138,8 @@ static void release(struct p9_session *s, struct p9_fid *f)
 {
 	uint32_t fid = f->fid;
 
-	p9_fd_close(f->pfd);
-	p9_fd_close(f->ofd);
+	p9_fd_close(s, f->pfd);
+	p9_fd_close(s, f->ofd);
 	free(f->xname);
 	free(f->xbuf);
 	p9_mem_refund(s, f->xcost);
@@ -240,37 +240,43 @@ int p9_mem_charge(struct p9_session *s, size_t n)
 			return -ENOMEM;
 	} while (!atomic_compare_exchange_weak_explicit(&s->mem_used, &used, used + n,
 			memory_order_relaxed, memory_order_relaxed));
+	/* And the session's fair share of the process's bytes, when it has one. */
+	if (fs_fair_charge(s->mem_share, n)) {
+		atomic_fetch_sub_explicit(&s->mem_used, n, memory_order_relaxed);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 void p9_mem_refund(struct p9_session *s, size_t n)
 {
+	fs_fair_refund(s->mem_share, n);
 	atomic_fetch_sub_explicit(&s->mem_used, n, memory_order_relaxed);
 }
 
 /* A dup of fd for a fid to keep, charged to the fd budget: fd or -errno. */
-int p9_fd_dup(int fd)
+int p9_fd_dup(struct p9_session *s, int fd)
 {
-	int err = fs_fd_charge(), nfd;
+	int err = fs_fd_charge_to(s->fd_share), nfd;
 
 	if (err)
 		return err;
 	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (nfd < 0) {
 		err = -errno;
-		fs_fd_refund();
+		fs_fd_refund_to(s->fd_share);
 		return err;
 	}
 	return nfd;
 }
 
 /* Closes an fd a fid kept (or -1) and gives its charge back. */
-void p9_fd_close(int fd)
+void p9_fd_close(struct p9_session *s, int fd)
 {
 	if (fd < 0)
 		return;
 	close(fd);
-	fs_fd_refund();
+	fs_fd_refund_to(s->fd_share);
 }
 
 /*

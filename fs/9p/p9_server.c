@@ -154,6 +154,13 @@ void p9_session_set_peer(struct p9_session *s, uid_t uid)
 	s->peer_uid = uid;
 }
 
+void p9_session_set_shares(struct p9_session *s, struct fs_fair_acct *fds, struct fs_fair_acct *bytes)
+{
+	s->fd_share = fds;
+	s->mem_share = bytes;
+	s->parked.fds = fds;
+}
+
 static int op_version(struct p9_msg *m)
 {
 	struct p9_session *s = m->s;
@@ -238,7 +245,7 @@ static int op_attach(struct p9_msg *m)
 	err = p9_fid_new(s, fid, &f);
 	if (err)
 		return err;
-	f->pfd = p9_fd_dup(s->srv->root_fd);
+	f->pfd = p9_fd_dup(s, s->srv->root_fd);
 	if (f->pfd < 0) {
 		err = f->pfd;
 		p9_fid_clunk(s, fid);

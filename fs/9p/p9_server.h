@@ -103,6 +103,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fs/fs_fair.h"
 #include "fs/fs_options.h"
 #include "fs/fs_req.h"
 
@@ -138,6 +139,15 @@ uint32_t p9_session_msize(const struct p9_session *s);
  * the virtio-9p device, whose peer is the guest's kernel.
  */
 void p9_session_set_peer(struct p9_session *s, uid_t uid);
+
+/*
+ * The session's fair shares of the process's fd and byte budgets
+ * (fs/fs_fair.h), for a transport that serves many clients at once
+ * (9p-serve): every fd the session keeps and every byte it charges is
+ * charged to them too, and refused (ENFILE, ENOMEM) past them. Call
+ * before the first request; both outlive the session. NULL: none.
+ */
+void p9_session_set_shares(struct p9_session *s, struct fs_fair_acct *fds, struct fs_fair_acct *bytes);
 
 /* Handles one request: reply length (>= 0) or FS_REQ_DEFERRED. */
 int p9_handle(struct p9_session *s, struct fs_req *req, const struct fs_transport *t);
