@@ -7,9 +7,10 @@
  * trans=unix) can test the same server code the virtio-9p device uses.
  *
  * Who may use it: the socket is mode 0600 (0660 with --socket-group, and
- * that group), as virtiofsd does, and each connection's peer uid (from
- * SO_PEERCRED) goes into its session, where a peer other than root may
- * attach only as itself. Without that, any local process that could
+ * that group), as virtiofsd does, and each connection's peer (uid and gid
+ * from SO_PEERCRED, groups from SO_PEERGROUPS) goes into its session,
+ * where a peer other than root may attach only as itself and make files
+ * only of its own groups. Without that, any local process that could
  * connect would attach as uid 0 and act as root in the share.
  *
  * Sharing among clients (why: one client must not starve the others; the
@@ -335,7 +336,35 @@ static void conn_shares_drop(struct p9_conn *c)
 	fs_fair_leave(&c->fd_share);
 }
 
-static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd, uid_t peer)
+/*
+ * Who connected, as the kernel saw it at connect: SO_PEERCRED's uid and
+ * gid and SO_PEERGROUPS's groups (a peer in more than P9_SERVE_GROUPS
+ * keeps only its gid: fewer rights, never more). 0 or -errno.
+ */
+#define P9_SERVE_GROUPS 64u
+struct p9_peer {
+	struct ucred cr;
+	gid_t groups[P9_SERVE_GROUPS];
+	size_t ngroups;
+};
+
+static int peer_of(int fd, struct p9_peer *p)
+{
+	socklen_t len = sizeof(p->cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &p->cr, &len) < 0)
+		return -errno;
+	len = sizeof(p->groups);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, p->groups, &len) < 0) {
+		if (errno != ERANGE)
+			return -errno;
+		len = 0;
+	}
+	p->ngroups = len / sizeof(gid_t);
+	return 0;
+}
+
+static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd, const struct p9_peer *peer)
 {
 	struct p9_conn *c = calloc(1, sizeof(*c));
 	pthread_attr_t attr;
@@ -358,7 +387,7 @@ static int start_conn(struct p9_server *srv, struct p9_conns *all, int fd, uid_t
 	err = p9_session_create(&c->s, srv, c->bufsz);
 	if (err)
 		goto fail;
-	p9_session_set_peer(c->s, peer);
+	p9_session_set_peer(c->s, peer->cr.uid, peer->cr.gid, peer->groups, peer->ngroups);
 	p9_session_set_shares(c->s, &c->fd_share, &c->mem_share);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -437,14 +466,14 @@ static bool slot_free(struct p9_conns *all)
 static bool accept_one(struct p9_server *srv, struct p9_conns *all, int lfd)
 {
 	int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
+	struct p9_peer peer;
 
 	if (cfd < 0)
 		return !(errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM);
 	/* Who connected decides whom it may attach as: unknown is refused. */
-	int err = getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ? -errno
-		  : start_conn(srv, all, cfd, cr.uid);
+	int err = peer_of(cfd, &peer);
+	if (!err)
+		err = start_conn(srv, all, cfd, &peer);
 	if (err)
 		close(cfd);
 	return err != -ENFILE && err != -ENOMEM;

@@ -380,6 +380,12 @@ const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid)
 	if (s->nusers == P9_MAX_USERS)
 		return NULL;
 	u = &s->users[s->nusers];
+	if (s->peer_known && s->peer_uid != 0 && uid == s->peer_uid) {
+		/* The peer's own groups, as the kernel knows them, not the database's. */
+		*u = s->peer;
+		s->nusers++;
+		return u;
+	}
 	u->uid = uid;
 	/* A guest user unknown here gets no group rights beyond "other". */
 	u->gid = 65534;
@@ -395,6 +401,22 @@ const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid)
 	}
 	s->nusers++;
 	return u;
+}
+
+/*
+ * The group a new file of u's is made with: the one the client asked for,
+ * except that a peer other than root (p9_session_set_peer) may ask only
+ * for a group it is in; otherwise its own gid (a set-group-ID directory
+ * still hands its group down: the host kernel does that).
+ */
+gid_t p9_create_gid(const struct p9_session *s, const struct p9_user *u, gid_t gid)
+{
+	if (!s->peer_known || s->peer_uid == 0 || gid == u->gid)
+		return gid;
+	for (size_t i = 0; i < u->ngroups; i++)
+		if (u->groups[i] == gid)
+			return gid;
+	return u->gid;
 }
 
 /* The credentials this thread last set, to skip the syscalls when unchanged. */

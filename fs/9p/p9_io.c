@@ -149,7 +149,7 @@ int p9_op_lcreate(struct p9_msg *m)
 	flags = map_open_flags(fl);
 	if (flags < 0)
 		return flags;
-	err = p9_creds_for(f->user, gid);
+	err = p9_creds_for(f->user, p9_create_gid(s, f->user, gid));
 	if (err)
 		return err;
 	/*

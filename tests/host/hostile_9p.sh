@@ -301,6 +301,28 @@ OUT=$(nobody timeout 30 "$H" "$SOCK" attach 1000 2>&1 | head -n 1)
 [ "${OUT%% *}" = EPERM ] && pass "peer-attach-as-other: $OUT" || fail "peer-attach-as-other: want EPERM, got $OUT"
 OUT=$(nobody timeout 30 "$H" "$SOCK" attach 65534 2>&1 | head -n 1)
 echo "note: a uid-65534 peer attaching as itself: $OUT"
+# ... and makes files only of its own groups (the share is writable to it)
+mkdir "$SHARE/pub" && chmod 1777 "$SHARE/pub"
+# (set-group-ID of its own group is its right: what matters is whose group)
+groupof() { [ "$(stat -c '%u:%g' "$1")" = "$2" ]; }
+for k in f d; do
+	OUT=$(nobody timeout 30 "$H" "$SOCK" makeas 65534 "$k" pub "byroot-$k" 2755 0 2>&1 | head -n 1)
+	if [ "${OUT%% *}" = 0 ] && groupof "$SHARE/pub/byroot-$k" 65534:65534; then
+		pass "peer-group-$k: asked for root's group, set-group-ID: got $(stat -c '%U:%G %a' "$SHARE/pub/byroot-$k")"
+	elif { [ "${OUT%% *}" = EPERM ] || [ "${OUT%% *}" = EACCES ]; } && absent "$SHARE/pub/byroot-$k"; then
+		pass "peer-group-$k: refused: $OUT"
+	else
+		fail "peer-group-$k: a uid-65534 peer made $(stat -c '%U:%G %a' "$SHARE/pub/byroot-$k" 2>&1): $OUT"
+	fi
+done
+# A group the peer is in (SO_PEERGROUPS) is kept.
+OUT=$(setpriv --reuid=65534 --regid=65534 --groups=4321 timeout 30 "$H" "$SOCK" makeas 65534 f pub ingroup 644 4321 2>&1 | head -n 1)
+[ "${OUT%% *}" = 0 ] && groupof "$SHARE/pub/ingroup" 65534:4321 &&
+	pass "peer-own-group: a peer in group 4321 got it" || fail "peer-own-group: $OUT, $(stat -c '%u:%g' "$SHARE/pub/ingroup" 2>&1)"
+# A root peer may still name any group.
+OUT=$(timeout 30 "$H" "$SOCK" makeas 0 f . rootgroup 644 1234 2>&1 | head -n 1)
+[ "${OUT%% *}" = 0 ] && [ "$(stat -c %g "$SHARE/rootgroup")" = 1234 ] &&
+	pass "root-peer-group: group 1234 as asked" || fail "root-peer-group: $OUT, $(stat -c %g "$SHARE/rootgroup" 2>&1)"
 alive "after-peer-attach"
 
 # --- Rule 2 with --devices ---

@@ -22,6 +22,8 @@
  *   p9_hostile SOCK xlist PATH                 prints "0 NAME NAME ..."
  *   p9_hostile SOCK bigfids PATH               attach 0x10000, walk to 0xfffffffe
  *   p9_hostile SOCK attach UID                 Tattach with n_uname UID
+ *   p9_hostile SOCK makeas UID f|d DIR NAME MODE GID   attached as UID:
+ *                                              Tlcreate or Tmkdir asking for GID
  *   p9_hostile SOCK alive PATH TEXT            new link: read PATH, expect TEXT
  *   p9_hostile SOCK xflood N PID               N fids of 64 KiB xattr values
  *   p9_hostile SOCK fdflood N PATH             N fids walked to PATH
@@ -557,6 +559,28 @@ static int cmd_attach(const char *uid)
 	return report(err ? err : attach(0, (uint32_t)strtoul(uid, NULL, 0)));
 }
 
+/* Attached as uid, a new file (f) or directory (d) asking for mode and gid. */
+static int cmd_makeas(const char *uid, const char *kind, const char *dir, const char *name,
+		      const char *mode, const char *gid)
+{
+	cur = conn_new();
+	int err = version();
+	if (!err)
+		err = attach(0, (uint32_t)strtoul(uid, NULL, 0));
+	if (!err)
+		err = walk(dir, 1);
+	if (err)
+		return printf("%s (attach, walk)\n", ename(err)), 0;
+	uint16_t tag = start(*kind == 'f' ? TLCREATE : TMKDIR);
+	p32(1);
+	pstr(name);
+	if (*kind == 'f')
+		p32(0100 | 02);  /* O_CREAT | O_RDWR */
+	p32((uint32_t)strtoul(mode, NULL, 8));
+	p32((uint32_t)strtoul(gid, NULL, 0));
+	return report(rpc(tag));
+}
+
 /* A fresh connection reads PATH and finds TEXT: the server still serves. */
 static int alive(const char *path, const char *text)
 {
@@ -862,6 +886,8 @@ int main(int argc, char **argv)
 		return cmd_bigfids(a[0]);
 	if (!strcmp(op, "attach") && n == 1)
 		return cmd_attach(a[0]);
+	if (!strcmp(op, "makeas") && n == 6)
+		return cmd_makeas(a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (!strcmp(op, "alive") && n == 2)
 		return cmd_alive(a[0], a[1]);
 	if (!strcmp(op, "xflood") && n == 2)
