@@ -255,6 +255,7 @@ static const struct sc_rule vhost_user_rules[] = {
 	{ SCMP_SYS(sendto), .why = "--syslog: a log line" },
 	{ SCMP_SYS(rt_sigaction), .why = "--syslog: glibc's syslog guards its send against SIGPIPE" },
 	{ SCMP_SYS(dup2), .why = "a reset or a new owner cancels the share's parked waits (fs_park.c)" },
+	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_GET_SEALS) }, "a memory region's seals: a shrinkable memfd is refused" },
 };
 
 static const struct sc_rule spawner_rules[] = {
