@@ -3,7 +3,20 @@
 #include "devices/gmem.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
+
+static atomic_uint lost;
+
+void gmem_note_lost(void)
+{
+	atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
+}
+
+unsigned gmem_lost(void)
+{
+	return atomic_load_explicit(&lost, memory_order_relaxed);
+}
 
 void gmem_init(struct gmem *gm)
 {

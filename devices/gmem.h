@@ -48,6 +48,16 @@ int gmem_add_region(struct gmem *gm, uint64_t gpa, uint64_t size, void *host,
 /* Removes the region that is exactly [gpa, gpa+size) into *out (may be
  * NULL): 0 or -ENOENT. */
 int gmem_remove(struct gmem *gm, uint64_t gpa, uint64_t size, struct gmem_region *out);
+/*
+ * Guest memory that went away under its mapping (a vhost-user frontend
+ * truncated its memory file): the transport that noticed counts it
+ * (async-signal-safe: from its SIGBUS handler), and every queue created
+ * before it stops as broken at its next pop (vq.c), since what it reads
+ * from then on is not the guest's.
+ */
+void gmem_note_lost(void);
+unsigned gmem_lost(void);
+
 /* Host pointer for [gpa, gpa+len) if it lies inside one region, else NULL. */
 void *gmem_ptr(const struct gmem *gm, uint64_t gpa, uint64_t len);
 /* The gpa of frontend address [uva, uva+len) inside one region: 0 or -EFAULT. */

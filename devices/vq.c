@@ -16,6 +16,7 @@ struct vq {
 	uint16_t size;
 	bool event_idx, indirect;
 	bool broken;
+	unsigned lost_seen;     /* gmem_lost() when the queue was made */
 	const char *name;
 	/* Host views of the rings, validated once at creation: the guest
 	 * cannot move them without a reset, which destroys this queue. */
@@ -115,6 +116,7 @@ int vq_create(struct vq **out, const struct gmem *gm,
 	vq->index = cfg->index;
 	vq->size = n;
 	vq->name = cfg->name ? cfg->name : "virtio";
+	vq->lost_seen = gmem_lost();
 	vq->event_idx = cfg->features & VIRTIO_FEAT_EVENT_IDX;
 	vq->indirect = cfg->features & VIRTIO_FEAT_INDIRECT;
 	vq->desc = ring_ptr(gm, cfg->desc, VQ_DESC_BYTES(n), 16, "descriptor", cfg);
@@ -265,6 +267,10 @@ int vq_pop(struct vq *vq, struct vq_chain *c)
 
 	if (vq->broken)
 		return -EIO;
+	if (gmem_lost() != vq->lost_seen) {
+		vq_fail(vq, "guest memory went away (its file was truncated)");
+		return -EIO;
+	}
 	/* Acquire: the ring entry and descriptors the driver wrote before
 	 * bumping idx are visible once we see the new idx. */
 	avail_idx = load16_acquire(&vq->avail[1]);

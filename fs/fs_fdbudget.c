@@ -60,6 +60,23 @@ void fs_fd_refund(void)
 	atomic_fetch_sub_explicit(&used, 1, memory_order_relaxed);
 }
 
+int fs_fd_charge_to(struct fs_fair_acct *share)
+{
+	int err = fs_fd_charge();
+
+	if (!err && fs_fair_charge(share, 1)) {
+		fs_fd_refund();
+		err = -ENFILE;
+	}
+	return err;
+}
+
+void fs_fd_refund_to(struct fs_fair_acct *share)
+{
+	fs_fair_refund(share, 1);
+	fs_fd_refund();
+}
+
 bool fs_fd_tight(void)
 {
 	unsigned l = fs_fd_limit();

@@ -18,12 +18,20 @@
 
 #include <stdbool.h>
 
+#include "fs/fs_fair.h"
+
 #define FS_FD_RESERVE 256u
 
 /* Takes one fd from the budget: 0, or -ENFILE when it is spent. */
 int fs_fd_charge(void);
 /* Gives back one fd taken by fs_fd_charge(). */
 void fs_fd_refund(void);
+/*
+ * The same for a client that has a fair share of the budget (fs_fair.h;
+ * NULL: none): both must allow it, else -ENFILE.
+ */
+int fs_fd_charge_to(struct fs_fair_acct *share);
+void fs_fd_refund_to(struct fs_fair_acct *share);
 /*
  * True when less than a quarter of the budget is left. Never fails, never
  * charges: a server asks it before keeping an fd it could do without (an

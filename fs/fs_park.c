@@ -46,6 +46,38 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT, dead_once = PTHREAD_ONCE_INIT;
 static int dead_fd = -1;
 static int once_err;
+/* Helpers alive in the process, and their bound (0: FS_PARK_PROCESS_MAX). */
+static atomic_uint helpers, helpers_max;
+
+unsigned fs_park_process_max(void)
+{
+	unsigned m = atomic_load_explicit(&helpers_max, memory_order_relaxed);
+
+	return m ? m : FS_PARK_PROCESS_MAX;
+}
+
+void fs_park_set_process_max(unsigned max)
+{
+	atomic_store(&helpers_max, max);
+}
+
+unsigned fs_park_helpers(void)
+{
+	return atomic_load_explicit(&helpers, memory_order_relaxed);
+}
+
+/* One more helper, unless the process has its bound of them. */
+static bool helper_take(void)
+{
+	unsigned max = fs_park_process_max(), n = atomic_load_explicit(&helpers, memory_order_relaxed);
+
+	do {
+		if (n >= max)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&helpers, &n, n + 1,
+			memory_order_relaxed, memory_order_relaxed));
+	return true;
+}
 
 static void wake_handler(int sig)
 {
@@ -163,11 +195,12 @@ static void *park_main(void *arg)
 		}
 	}
 	set->n--;
+	atomic_fetch_sub_explicit(&helpers, 1, memory_order_relaxed);
 	/* Unlisted: no cancel can reach wfd any more. */
 	close(p->wfd);
 	close(p->fd);
-	fs_fd_refund();
-	fs_fd_refund();
+	fs_fd_refund_to(set->fds);
+	fs_fd_refund_to(set->fds);
 	pthread_cond_broadcast(&set->gone);
 	pthread_mutex_unlock(&set->mu);
 	free(p);
@@ -215,17 +248,17 @@ int fs_park_start(struct fs_park_set *set, struct fs_park *p, int fd)
 	p->answered = false;
 	atomic_init(&p->cancelled, false);
 	pthread_once(&dead_once, open_dead);
-	if (dead_fd < 0 || fs_fd_charge())
+	if (dead_fd < 0 || fs_fd_charge_to(set->fds))
 		return -ENOLCK;
 	p->wfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (p->wfd < 0) {
-		fs_fd_refund();
+		fs_fd_refund_to(set->fds);
 		return -ENOLCK;
 	}
 	pthread_mutex_lock(&set->mu);
 	if (take_early(set, p->key)) {
 		r = -EINTR;
-	} else if (set->n >= set->max) {
+	} else if (set->n >= set->max || !helper_take()) {
 		r = -ENOLCK;
 	} else {
 		/* Listed before it runs, so it can always find and unlist itself. */
@@ -236,12 +269,13 @@ int fs_park_start(struct fs_park_set *set, struct fs_park *p, int fd)
 		if (r) {
 			set->list = p->next;
 			set->n--;
+			atomic_fetch_sub_explicit(&helpers, 1, memory_order_relaxed);
 		}
 	}
 	pthread_mutex_unlock(&set->mu);
 	if (r) {
 		close(p->wfd);
-		fs_fd_refund();
+		fs_fd_refund_to(set->fds);
 	}
 	return r;
 }

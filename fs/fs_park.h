@@ -15,9 +15,13 @@
  * transport that cannot take a deferred answer.
  *
  * Bounds: a set of parked waits (one per FUSE server, one per 9p
- * session) holds at most `max`; each costs two host fds, charged to the
+ * session) holds at most `max`, and the whole process at most
+ * fs_park_process_max() (FS_PARK_PROCESS_MAX): helpers are threads, and
+ * per-set bounds alone multiply with the number of sets (a 9p-serve with
+ * many connections). Each wait costs two host fds, charged to the
  * process budget (fs_fdbudget.h): the caller's, and the helper's own
- * dup, which a cancel replaces. The caller charges its record and the
+ * dup, which a cancel replaces (both to set->fds as well, when the owner
+ * has a share of the budget: fs_fdbudget.h). The caller charges its record and the
  * helper's stack (FS_PARK_STACK) to whatever byte budget it keeps.
  *
  * Process-wide: fs_park_setup() installs a do-nothing
@@ -37,12 +41,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fs/fs_fair.h"
 #include "fs/fs_req.h"
 
 #define FS_PARK_SIGNAL (SIGRTMIN + 4)
 /* The helper runs the blocking call, builds a small reply and calls the
  * transport's completion (an eventfd write, a write(2) to a socket). */
 #define FS_PARK_STACK (64u * 1024)
+/* Parked helpers alive in the whole process, at most (see Bounds). */
+#define FS_PARK_PROCESS_MAX 256u
 /* INTERRUPTs that found nothing parked, remembered (see fs_park_cancel). */
 #define FS_PARK_EARLY 8u
 
@@ -94,6 +101,7 @@ struct fs_park_set {
 	pthread_cond_t gone;     /* a helper unlisted itself */
 	struct fs_park *list;
 	unsigned n, max;
+	struct fs_fair_acct *fds; /* the owner's share of the fd budget, or NULL */
 	uint64_t early[FS_PARK_EARLY];
 	unsigned nearly;
 };
@@ -113,6 +121,12 @@ int fs_park_reserved_fd(void);
 
 int fs_park_setup(void);
 
+/* The process-wide bound on helpers, and (tests) setting it; 0 = the default. */
+unsigned fs_park_process_max(void);
+void fs_park_set_process_max(unsigned max);
+/* Helpers alive now, in the whole process. */
+unsigned fs_park_helpers(void);
+
 /* 0 or -errno (fs_park_setup() failed). */
 int fs_park_set_init(struct fs_park_set *set, unsigned max);
 /* After fs_park_cancel_all(). */
@@ -123,8 +137,8 @@ void fs_park_set_fini(struct fs_park_set *set);
  * caller's fd for the call, charged to the fd budget. On success the
  * helper owns p and fd (it closes and refunds fd) and the caller returns
  * FS_REQ_DEFERRED. Otherwise p and fd stay the caller's and the result
- * says why: -ENOLCK (the set is full, or no fd for the helper's dup or
- * the dead fd),
+ * says why: -ENOLCK (the set or the process is full, or no fd for the
+ * helper's dup or the dead fd),
  * -EINTR (an INTERRUPT for key came first: answer it so), or -errno
  * from pthread_create.
  */

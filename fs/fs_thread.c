@@ -151,6 +151,12 @@ static void *trampoline(void *arg)
 	prctl(PR_SET_NAME, fs_role_name(b->role), 0, 0, 0);
 	err = install(b->role);
 
+	/*
+	 * A fault's SIGBUS is never blocked, whatever mask the creator held:
+	 * blocked, the kernel kills the process at once, and a handler (the
+	 * vhost-user memory guard, transport/vhost_user_mem.h) never runs.
+	 */
+	sigdelset(&b->mask, SIGBUS);
 	pthread_sigmask(SIG_SETMASK, &b->mask, NULL);
 	b->err = err;
 	sem_post(&b->ready);    /* b is gone after this */

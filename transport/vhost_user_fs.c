@@ -341,7 +341,8 @@ int vhost_user_fs_main(int argc, char **argv)
 		return 1;
 	}
 	sfd = block_signals();
-	if (sfd < 0 || contain(&c) < 0) {
+	/* A frontend that truncates its memory file must not kill us (vhost_user_mem.h). */
+	if (sfd < 0 || vu_mem_guard_install() < 0 || contain(&c) < 0) {
 		fprintf(stderr, PREFIX "set-up: %s\n", strerror(errno));
 		rc = -1;
 	} else {

@@ -3,10 +3,81 @@
 #include "transport/vhost_user_mem.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/*
+ * Every mapping of a region, for the SIGBUS handler: a table the handler
+ * reads without locks (start 0: a free entry). The table, every retired
+ * region and one table being built.
+ */
+#define VU_MAPS_MAX (2 * GMEM_MAX_REGIONS + VU_MEM_RETIRED_MAX)
+static struct {
+	_Atomic uintptr_t start;
+	_Atomic size_t len;
+} maps[VU_MAPS_MAX];
+
+static bool maps_add(void *p, size_t len)
+{
+	for (unsigned i = 0; i < VU_MAPS_MAX; i++) {
+		uintptr_t free_ = 0;
+		if (atomic_compare_exchange_strong(&maps[i].start, &free_, (uintptr_t)p)) {
+			atomic_store(&maps[i].len, len);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void maps_remove(void *p)
+{
+	for (unsigned i = 0; i < VU_MAPS_MAX; i++)
+		if (atomic_load(&maps[i].start) == (uintptr_t)p) {
+			atomic_store(&maps[i].len, 0);
+			atomic_store(&maps[i].start, 0);
+			return;
+		}
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+	static const char msg[] = "stainless: vhost-user-fs: SIGBUS outside guest memory\n";
+
+	(void)sig;
+	(void)uc;
+	for (unsigned i = 0; i < VU_MAPS_MAX; i++) {
+		uintptr_t s = atomic_load(&maps[i].start);
+		size_t len = atomic_load(&maps[i].len);
+		if (s && a >= s && a - s < len) {
+			/* Zero pages where the file went: the access completes on them. */
+			if (mmap((void *)s, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+				break;
+			gmem_note_lost();
+			return;
+		}
+	}
+	(void)!write(2, msg, sizeof(msg) - 1);
+	_exit(128 + SIGBUS);
+}
+
+int vu_mem_guard_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGBUS, &sa, NULL) < 0 ? -errno : 0;
+}
 
 void vu_mem_init(struct vu_mem *m)
 {
@@ -23,6 +94,7 @@ static int fail(const char **why, const char *what, int rc)
 static void unmap_region(const struct gmem_region *g)
 {
 	/* The mapping starts fd_offset bytes before the region (below). */
+	maps_remove(g->host - g->fd_offset);
 	munmap(g->host - g->fd_offset, g->size + g->fd_offset);
 	if (g->fd >= 0)
 		close(g->fd);
@@ -50,9 +122,17 @@ static int map_region(const struct vu_mem_region *d, int fd, struct gmem_region 
 			    -EINVAL);
 	if ((uint64_t)st.st_size < end)
 		return fail(why, "memory region runs past the end of its file", -EINVAL);
+	/* A file that can still be sealed must be sealed against shrinking (see the .h). */
+	int seals = fcntl(fd, F_GET_SEALS);
+	if (seals >= 0 && !(seals & F_SEAL_SEAL) && !(seals & F_SEAL_SHRINK))
+		return fail(why, "memory region's memfd can be sealed but lacks F_SEAL_SHRINK", -EINVAL);
 	p = mmap(NULL, (size_t)end, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return fail(why, "cannot mmap a memory region", -errno);
+	if (!maps_add(p, (size_t)end)) {
+		munmap(p, (size_t)end);
+		return fail(why, "too many memory mappings at once", -ENOSPC);
+	}
 	*g = (struct gmem_region){
 		.gpa = d->gpa, .size = d->size, .host = (uint8_t *)p + d->mmap_offset,
 		.fd = fd, .fd_offset = d->mmap_offset, .has_uva = true, .uva = d->uva,

@@ -14,6 +14,28 @@
  *
  * Not locked: the caller stops every ring that reads the table before it
  * changes it.
+ *
+ * A frontend that shrinks its memory file after handing it over. Where
+ * the fd can still take seals (a memfd made with MFD_ALLOW_SEALING whose
+ * seals are not sealed) it must carry F_SEAL_SHRINK, or the region is
+ * refused: QEMU's memory-backend-memfd seals shrink, grow and seal itself
+ * by default (seal=on) and, with seal=off, makes a memfd that takes no
+ * seals, so neither is refused; nor are files that take none (/dev/shm,
+ * hugetlbfs). Where nothing forbids the shrink, touching a page past the
+ * new end raises SIGBUS in whatever thread touched it, deep inside a
+ * server that handles the request in place. vu_mem_guard_install()'s
+ * handler, for a fault inside a mapped region, replaces the whole
+ * mapping with anonymous zero pages and counts the memory lost
+ * (gmem_note_lost()): the faulting access then completes on those pages,
+ * the request is answered into memory no one reads, and every ring stops
+ * as broken at its next pop. Why not jump out of the request
+ * (sigsetjmp): the fault may come in any server code, holding any lock or
+ * allocation, and nothing that unwinds past those is sound; the copy
+ * goes on instead, on memory that is merely wrong, which the checked
+ * accessor and the servers already treat as hostile input. Why not
+ * fstat() before each access: the frontend can shrink the file right
+ * after. A fault anywhere else is no frontend's doing: one line, and the
+ * process ends as the signal would have ended it (status 128 + SIGBUS).
  */
 #ifndef STAINLESS_TRANSPORT_VHOST_USER_MEM_H
 #define STAINLESS_TRANSPORT_VHOST_USER_MEM_H
@@ -34,6 +56,13 @@ struct vu_mem {
 };
 
 void vu_mem_init(struct vu_mem *m);
+
+/*
+ * Installs the SIGBUS handler (see the top), once per process, before any
+ * thread's seccomp filter (it needs sigaction; the handler itself only
+ * mmap()s and writes). 0 or -errno.
+ */
+int vu_mem_guard_install(void);
 
 /*
  * Replaces the table with n regions, taking fds[0..n) (each set to -1 once

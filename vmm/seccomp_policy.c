@@ -270,6 +270,7 @@ static const struct sc_rule vhost_user_rules[] = {
 	{ SCMP_SYS(unlinkat), .why = "unlink on newer glibc" },
 	/* --syslog's lines are write(2)s on a socket connected before (base). */
 	{ SCMP_SYS(dup2), .why = "a reset or a new owner cancels the share's parked waits (fs_park.c)" },
+	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_GET_SEALS) }, "a memory region's seals: a shrinkable memfd is refused" },
 };
 
 static const struct sc_rule spawner_rules[] = {
@@ -308,6 +309,7 @@ static const struct sc_rule fuse_mount_control_rules[] = {
 static const struct sc_rule p9_serve_control_rules[] = {
 	{ SCMP_SYS(accept4), .why = "a client connects" },
 	{ SCMP_SYS(getsockopt), 0, 1, { ARG_EQ(2, SO_PEERCRED) }, "... and says who it is (SO_PEERCRED)" },
+	{ SCMP_SYS(getsockopt), 0, 1, { ARG_EQ(2, SO_PEERGROUPS) }, "... and which groups it is in: it makes files only of those" },
 	{ SCMP_SYS(shutdown), .why = "shutdown ends every connection" },
 	{ SCMP_SYS(unlink), .why = "the socket's path at exit" },
 	{ SCMP_SYS(unlinkat), .why = "the socket's path at exit (unlink on newer glibc)" },

@@ -47,7 +47,7 @@ static struct p9_fid *make_dir_fid(struct p9_msg *m, uint32_t fid, uint32_t gid,
 
 	if (!d)
 		return NULL;
-	*err = p9_creds_for(d->user, gid);
+	*err = p9_creds_for(d->user, p9_create_gid(m->s, d->user, gid));
 	return *err ? NULL : d;
 }
 

@@ -138,8 +138,8 @@ static void release(struct p9_session *s, struct p9_fid *f)
 {
 	uint32_t fid = f->fid;
 
-	p9_fd_close(f->pfd);
-	p9_fd_close(f->ofd);
+	p9_fd_close(s, f->pfd);
+	p9_fd_close(s, f->ofd);
 	free(f->xname);
 	free(f->xbuf);
 	p9_mem_refund(s, f->xcost);
@@ -240,37 +240,43 @@ int p9_mem_charge(struct p9_session *s, size_t n)
 			return -ENOMEM;
 	} while (!atomic_compare_exchange_weak_explicit(&s->mem_used, &used, used + n,
 			memory_order_relaxed, memory_order_relaxed));
+	/* And the session's fair share of the process's bytes, when it has one. */
+	if (fs_fair_charge(s->mem_share, n)) {
+		atomic_fetch_sub_explicit(&s->mem_used, n, memory_order_relaxed);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 void p9_mem_refund(struct p9_session *s, size_t n)
 {
+	fs_fair_refund(s->mem_share, n);
 	atomic_fetch_sub_explicit(&s->mem_used, n, memory_order_relaxed);
 }
 
 /* A dup of fd for a fid to keep, charged to the fd budget: fd or -errno. */
-int p9_fd_dup(int fd)
+int p9_fd_dup(struct p9_session *s, int fd)
 {
-	int err = fs_fd_charge(), nfd;
+	int err = fs_fd_charge_to(s->fd_share), nfd;
 
 	if (err)
 		return err;
 	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (nfd < 0) {
 		err = -errno;
-		fs_fd_refund();
+		fs_fd_refund_to(s->fd_share);
 		return err;
 	}
 	return nfd;
 }
 
 /* Closes an fd a fid kept (or -1) and gives its charge back. */
-void p9_fd_close(int fd)
+void p9_fd_close(struct p9_session *s, int fd)
 {
 	if (fd < 0)
 		return;
 	close(fd);
-	fs_fd_refund();
+	fs_fd_refund_to(s->fd_share);
 }
 
 /*
@@ -374,6 +380,12 @@ const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid)
 	if (s->nusers == P9_MAX_USERS)
 		return NULL;
 	u = &s->users[s->nusers];
+	if (s->peer_known && s->peer_uid != 0 && uid == s->peer_uid) {
+		/* The peer's own groups, as the kernel knows them, not the database's. */
+		*u = s->peer;
+		s->nusers++;
+		return u;
+	}
 	u->uid = uid;
 	/* A guest user unknown here gets no group rights beyond "other". */
 	u->gid = 65534;
@@ -389,6 +401,22 @@ const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid)
 	}
 	s->nusers++;
 	return u;
+}
+
+/*
+ * The group a new file of u's is made with: the one the client asked for,
+ * except that a peer other than root (p9_session_set_peer) may ask only
+ * for a group it is in; otherwise its own gid (a set-group-ID directory
+ * still hands its group down: the host kernel does that).
+ */
+gid_t p9_create_gid(const struct p9_session *s, const struct p9_user *u, gid_t gid)
+{
+	if (!s->peer_known || s->peer_uid == 0 || gid == u->gid)
+		return gid;
+	for (size_t i = 0; i < u->ngroups; i++)
+		if (u->groups[i] == gid)
+			return gid;
+	return u->gid;
 }
 
 /* The credentials this thread last set, to skip the syscalls when unchanged. */

@@ -122,8 +122,11 @@ struct p9_session {
 	uint32_t nlive;
 	uint32_t fidseed;         /* keys the hash: see slot_of() */
 	atomic_size_t mem_used;   /* of P9_SESSION_BYTES; lock helpers refund */
+	struct fs_fair_acct *fd_share;  /* of the process's budgets, or NULL */
+	struct fs_fair_acct *mem_share; /* (p9_session_set_shares) */
 	bool peer_known;          /* p9_session_set_peer() was called */
 	uid_t peer_uid;
+	struct p9_user peer;      /* its gid and groups (p9_session_set_peer) */
 	struct p9_user users[P9_MAX_USERS];
 	unsigned nusers;
 	uint8_t *scratch;         /* request copy, then readdir's getdents */
@@ -168,12 +171,14 @@ int p9_fid_clunk(struct p9_session *s, uint32_t fid);
 void p9_fid_clunk_all(struct p9_session *s);
 int p9_mem_charge(struct p9_session *s, size_t n);
 void p9_mem_refund(struct p9_session *s, size_t n);
-int p9_fd_dup(int fd);
-void p9_fd_close(int fd);
+int p9_fd_dup(struct p9_session *s, int fd);
+void p9_fd_close(struct p9_session *s, int fd);
 int p9_qid_from_stat(struct p9_session *s, const struct stat *st, struct p9_qid *q);
 int p9_qid_of_fd(struct p9_session *s, int fd, struct p9_qid *q, struct stat *st);
 uint64_t p9_qid_path(struct p9_session *s, dev_t dev, uint64_t ino);
 int p9_creds_for(const struct p9_user *u, gid_t gid);
+/* The group a new file is made with for u (a peer keeps to its own groups). */
+gid_t p9_create_gid(const struct p9_session *s, const struct p9_user *u, gid_t gid);
 uid_t p9_attach_uid(uint32_t n_uname, const struct p9_str *uname);
 const struct p9_user *p9_user_get(struct p9_session *s, uid_t uid);
 /*

@@ -99,7 +99,7 @@ int p9_op_lopen(struct p9_msg *m)
 	 * Device nodes, fifos and sockets in a share are the guest kernel's to
 	 * open; p9_reopen refuses them (checked on the fd itself).
 	 */
-	err = fs_fd_charge();
+	err = fs_fd_charge_to(s->fd_share);
 	if (err)
 		return err;
 	fd = p9_reopen(s, f->pfd, flags);
@@ -107,7 +107,7 @@ int p9_op_lopen(struct p9_msg *m)
 	if (err) {
 		if (fd >= 0)
 			close(fd);
-		fs_fd_refund();
+		fs_fd_refund_to(s->fd_share);
 		return err;
 	}
 	f->ofd = fd;
@@ -149,7 +149,7 @@ int p9_op_lcreate(struct p9_msg *m)
 	flags = map_open_flags(fl);
 	if (flags < 0)
 		return flags;
-	err = p9_creds_for(f->user, gid);
+	err = p9_creds_for(f->user, p9_create_gid(s, f->user, gid));
 	if (err)
 		return err;
 	/*
@@ -157,12 +157,12 @@ int p9_op_lcreate(struct p9_msg *m)
 	 * once they exist): charged before anything is created, so a spent
 	 * fd budget refuses the request instead of leaving a file behind.
 	 */
-	err = fs_fd_charge();
+	err = fs_fd_charge_to(s->fd_share);
 	if (err)
 		return err;
-	err = fs_fd_charge();
+	err = fs_fd_charge_to(s->fd_share);
 	if (err) {
-		fs_fd_refund();
+		fs_fd_refund_to(s->fd_share);
 		return err;
 	}
 	bool created;
@@ -175,12 +175,12 @@ int p9_op_lcreate(struct p9_msg *m)
 			close(pfd);
 		if (fd >= 0)
 			close(fd);
-		fs_fd_refund();
-		fs_fd_refund();
+		fs_fd_refund_to(s->fd_share);
+		fs_fd_refund_to(s->fd_share);
 		return err;
 	}
 	/* The fid now names the new, open file. */
-	p9_fd_close(f->pfd);
+	p9_fd_close(s, f->pfd);
 	f->pfd = pfd;
 	f->ofd = fd;
 	f->mode = st.st_mode;

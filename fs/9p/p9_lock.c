@@ -114,7 +114,7 @@ static bool park(struct p9_msg *m, int fd, const struct flock *fl)
 	if (p9_mem_charge(s, PARKED_COST))
 		return false;
 	p = calloc(1, sizeof(*p));
-	dfd = p ? p9_fd_dup(fd) : -ENOMEM;
+	dfd = p ? p9_fd_dup(s, fd) : -ENOMEM;
 	if (dfd < 0)
 		goto fail;
 	p->park.ops = &parked_ops;
@@ -126,7 +126,7 @@ static bool park(struct p9_msg *m, int fd, const struct flock *fl)
 	p->fl = *fl;
 	if (fs_park_start(&s->parked, &p->park, dfd) == 0)
 		return true;
-	p9_fd_close(dfd);
+	p9_fd_close(s, dfd);
 fail:
 	free(p);
 	p9_mem_refund(s, PARKED_COST);

@@ -148,10 +148,23 @@ uint32_t p9_session_msize(const struct p9_session *s)
 	return s->msize;
 }
 
-void p9_session_set_peer(struct p9_session *s, uid_t uid)
+void p9_session_set_peer(struct p9_session *s, uid_t uid, gid_t gid, const gid_t *groups,
+			 size_t ngroups)
 {
 	s->peer_known = true;
 	s->peer_uid = uid;
+	s->peer.uid = uid;
+	s->peer.gid = gid;
+	s->peer.ngroups = ngroups < P9_MAX_GROUPS ? ngroups : P9_MAX_GROUPS;
+	if (s->peer.ngroups)
+		memcpy(s->peer.groups, groups, s->peer.ngroups * sizeof(gid_t));
+}
+
+void p9_session_set_shares(struct p9_session *s, struct fs_fair_acct *fds, struct fs_fair_acct *bytes)
+{
+	s->fd_share = fds;
+	s->mem_share = bytes;
+	s->parked.fds = fds;
 }
 
 static int op_version(struct p9_msg *m)
@@ -238,7 +251,7 @@ static int op_attach(struct p9_msg *m)
 	err = p9_fid_new(s, fid, &f);
 	if (err)
 		return err;
-	f->pfd = p9_fd_dup(s->srv->root_fd);
+	f->pfd = p9_fd_dup(s, s->srv->root_fd);
 	if (f->pfd < 0) {
 		err = f->pfd;
 		p9_fid_clunk(s, fid);

@@ -103,6 +103,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fs/fs_fair.h"
 #include "fs/fs_options.h"
 #include "fs/fs_req.h"
 
@@ -132,12 +133,28 @@ void p9_session_destroy(struct p9_session *s);
 uint32_t p9_session_msize(const struct p9_session *s);
 
 /*
- * The uid of the process at the other end (a socket's SO_PEERCRED). A
- * peer other than root may then attach only as itself: Tattach naming
- * another uid gets EPERM. Without this call any uid may attach: right for
- * the virtio-9p device, whose peer is the guest's kernel.
+ * Who the process at the other end is: its uid and gid (a socket's
+ * SO_PEERCRED) and its supplementary groups (SO_PEERGROUPS; at most
+ * P9_MAX_GROUPS are kept, fewer rights, never more). A peer other than
+ * root may then attach only as itself (Tattach naming another uid gets
+ * EPERM) and acts with its own groups, not the user database's: a new
+ * file (Tlcreate, Tmkdir, Tmknod, Tsymlink) asking for a group the peer
+ * is not in gets the peer's gid instead, so no file of another group
+ * (or set-group-ID one of it) is made. Without this call any uid may
+ * attach with any group: right for the virtio-9p device, whose peer is
+ * the guest's kernel.
  */
-void p9_session_set_peer(struct p9_session *s, uid_t uid);
+void p9_session_set_peer(struct p9_session *s, uid_t uid, gid_t gid, const gid_t *groups,
+			 size_t ngroups);
+
+/*
+ * The session's fair shares of the process's fd and byte budgets
+ * (fs/fs_fair.h), for a transport that serves many clients at once
+ * (9p-serve): every fd the session keeps and every byte it charges is
+ * charged to them too, and refused (ENFILE, ENOMEM) past them. Call
+ * before the first request; both outlive the session. NULL: none.
+ */
+void p9_session_set_shares(struct p9_session *s, struct fs_fair_acct *fds, struct fs_fair_acct *bytes);
 
 /* Handles one request: reply length (>= 0) or FS_REQ_DEFERRED. */
 int p9_handle(struct p9_session *s, struct fs_req *req, const struct fs_transport *t);

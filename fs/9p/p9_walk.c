@@ -111,7 +111,7 @@ int p9_op_walk(struct p9_msg *m)
 	if (newfid != fid && p9_fid_get(s, newfid))
 		return -EEXIST;
 	/* The fd the walk ends on is kept by newfid: charged now, before any work. */
-	cur = p9_fd_dup(f->pfd);
+	cur = p9_fd_dup(s, f->pfd);
 	if (cur < 0)
 		return cur;
 	st.st_mode = f->mode;
@@ -130,20 +130,20 @@ int p9_op_walk(struct p9_msg *m)
 			break;
 	}
 	if (err && i == 0) {
-		p9_fd_close(cur);
+		p9_fd_close(s, cur);
 		return err;
 	}
 	if (i == nwname) {
 		/* Whole walk done: newfid names the result (replacing fid if equal). */
 		err = p9_fid_newfid(s, f, fid, newfid, &nf);
 		if (err) {
-			p9_fd_close(cur);
+			p9_fd_close(s, cur);
 			return err;
 		}
 		nf->pfd = cur;
 		nf->mode = st.st_mode;
 	} else {
-		p9_fd_close(cur);  /* partial walk: the qids so far, newfid untouched */
+		p9_fd_close(s, cur);  /* partial walk: the qids so far, newfid untouched */
 	}
 	p9_put_u16(&m->out, i);
 	for (uint16_t k = 0; k < i; k++)

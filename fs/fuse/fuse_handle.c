@@ -50,6 +50,7 @@ int fuse_handle_add(struct fuse_htable *t, int fd, int flags,
 	h->fd = fd;
 	h->flags = flags;
 	h->dir_rest = NULL;
+	h->dir_off = -1;
 	atomic_store(&h->nowait_off[0], FS_NOWAIT_UNKNOWN);
 	atomic_store(&h->nowait_off[1], FS_NOWAIT_UNKNOWN);
 	fuse_inode_ref(inode);
@@ -77,8 +78,7 @@ void fuse_handle_put(struct fuse_htable *t, struct fuse_handle *h,
 	close(h->fd);
 	fs_fd_refund();
 	h->fd = -1;
-	free(h->dir_rest); /* one plain block (fuse_ops_dir.c) */
-	h->dir_rest = NULL;
+	fuse_dir_rest_free(h); /* and its charge to the budget */
 	fuse_inode_put(it, h->inode);
 	h->inode = NULL;
 	pthread_mutex_lock(&t->mu);

@@ -28,6 +28,7 @@ struct fuse_handle {
 	struct fuse_inode *inode; /* referenced while the handle lives */
 	pthread_mutex_t dir_mu; /* directories: one READDIR at a time */
 	struct fuse_dir_rest *dir_rest; /* entries read, not yet sent; under dir_mu (fuse_ops_dir.c) */
+	int64_t dir_off;        /* the offset the fd stands at for a client reading on; -1: unknown */
 };
 
 struct fuse_htable {
@@ -35,6 +36,12 @@ struct fuse_htable {
 	struct fuse_slots slots;
 	struct fuse_itable *it; /* whose cached fds make room in the budget */
 };
+
+/*
+ * Frees h's directory buffer, if any, and gives its bytes back to the
+ * budget (fuse_ops_dir.c). Under dir_mu, or when h is no longer used.
+ */
+void fuse_dir_rest_free(struct fuse_handle *h);
 
 /* Slots of the handle table unless a front end says otherwise. */
 #define FUSE_HANDLES_DEFAULT (1u << 16)

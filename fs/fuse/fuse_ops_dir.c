@@ -24,6 +24,16 @@
  * unpacking the reply. The next READDIR then only copies. Reading a large
  * directory is getdents64 on the host and the client's own parsing, one
  * after the other; this overlaps the two.
+ *
+ * Bounds: every handle's buffer is charged to one byte budget for the
+ * whole process (fuse_dir_budget(), FUSE_DIR_BYTES): without it the
+ * buffers were bounded only by the handle count (1,000 open handles: 62
+ * MiB). A READDIR that would need a buffer past it gets ENOMEM. A buffer
+ * is freed as soon as its directory has been read to the end, not only at
+ * RELEASEDIR: a client that keeps directories open after listing them
+ * pins nothing. Where the fd stands (resume_off) is the handle's, not the
+ * buffer's, so a READDIR after the end reads on from there without a
+ * seek, as one with a buffer would.
  */
 #include "fs/fuse/fuse_int.h"
 
@@ -52,10 +62,51 @@ struct host_dirent {
 
 /* A directory handle's host entries read and not yet sent (see the top). */
 struct fuse_dir_rest {
-	int64_t resume_off;     /* the offset a client reading on sends; -1: none */
 	uint32_t pos, len, cap; /* unsent entries: buf[pos, len) of cap */
 	_Alignas(8) uint8_t buf[];
 };
+
+/* Bytes of every handle's buffer in the process, and the budget (0: FUSE_DIR_BYTES). */
+static atomic_size_t dir_bytes, dir_budget;
+
+size_t fuse_dir_budget(void)
+{
+	size_t b = atomic_load_explicit(&dir_budget, memory_order_relaxed);
+
+	return b ? b : FUSE_DIR_BYTES;
+}
+
+void fuse_dir_set_budget(size_t bytes)
+{
+	atomic_store(&dir_budget, bytes);
+}
+
+size_t fuse_dir_bytes(void)
+{
+	return atomic_load_explicit(&dir_bytes, memory_order_relaxed);
+}
+
+static bool dir_charge(size_t n)
+{
+	size_t max = fuse_dir_budget(), used = atomic_load_explicit(&dir_bytes, memory_order_relaxed);
+
+	do {
+		if (n > max || used > max - n)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&dir_bytes, &used, used + n,
+			memory_order_relaxed, memory_order_relaxed));
+	return true;
+}
+
+void fuse_dir_rest_free(struct fuse_handle *h)
+{
+	if (!h->dir_rest)
+		return;
+	atomic_fetch_sub_explicit(&dir_bytes, sizeof(*h->dir_rest) + h->dir_rest->cap,
+				  memory_order_relaxed);
+	free(h->dir_rest);
+	h->dir_rest = NULL;
+}
 
 /* The last READDIR on this thread, for read-ahead when it goes idle. */
 static __thread struct {
@@ -142,19 +193,24 @@ static uint32_t rest_cap(size_t reply, bool plus)
 	return want < 2048 ? 2048 : want > DIR_BUF ? DIR_BUF : (uint32_t)want;
 }
 
-/* h's buffer, made (or grown) for a reply of this size; NULL: no memory. */
+/* h's buffer, made (or grown) for a reply of this size; NULL: past the budget or no memory. */
 static struct fuse_dir_rest *dir_rest_get(struct fuse_handle *h, size_t reply, bool plus)
 {
 	uint32_t cap = rest_cap(reply, plus);
 	struct fuse_dir_rest *dr = h->dir_rest;
+	size_t had = dr ? sizeof(*dr) + dr->cap : 0, need = sizeof(*dr) + cap;
 
 	if (dr && dr->cap >= cap)
 		return dr;
-	dr = realloc(dr, sizeof(*dr) + cap);
-	if (!dr)
+	if (!dir_charge(need - had))
 		return NULL;
+	dr = realloc(dr, need);
+	if (!dr) {
+		atomic_fetch_sub_explicit(&dir_bytes, need - had, memory_order_relaxed);
+		return NULL;
+	}
 	if (!h->dir_rest)
-		*dr = (struct fuse_dir_rest){ .resume_off = -1 };
+		*dr = (struct fuse_dir_rest){ 0 };
 	dr->cap = cap;
 	h->dir_rest = dr;
 	return dr;
@@ -164,21 +220,24 @@ static struct fuse_dir_rest *dir_rest_get(struct fuse_handle *h, size_t reply, b
  * Reads on from what the handle kept when the client asks for where it
  * stopped; otherwise seeks the fd and drops it. Returns 0 or -errno.
  */
-static int dir_resume(struct fuse_dir_rest *dr, const struct fuse_handle *h, uint64_t offset)
+static int dir_resume(struct fuse_dir_rest *dr, struct fuse_handle *h, uint64_t offset)
 {
-	if (dr->resume_off >= 0 && dr->resume_off == (int64_t)offset)
+	if (h->dir_off >= 0 && h->dir_off == (int64_t)offset)
 		return 0;
 	dr->pos = dr->len = 0;
-	dr->resume_off = -1;
+	h->dir_off = -1;
 	if (lseek(h->fd, (off_t)offset, SEEK_SET) < 0)
 		return -errno;
-	dr->resume_off = (int64_t)offset;
+	h->dir_off = (int64_t)offset;
 	return 0;
 }
 
-/* Fills the reply at hl + *pos from dr and the host; sets *full when it is. */
+/*
+ * Fills the reply at hl + *pos from dr and the host; sets *full when it
+ * is, *end when the host said the directory ends here.
+ */
 static int dir_fill(struct fuse_call *c, struct fuse_handle *h, struct fuse_dir_rest *dr,
-		    bool plus, size_t size, size_t *pos, bool *full)
+		    bool plus, size_t size, size_t *pos, bool *full, bool *end)
 {
 	const size_t hl = sizeof(struct fuse_out_header);
 	_Alignas(8) uint8_t rec[sizeof(struct fuse_direntplus) + NAME_MAX + 8];
@@ -188,6 +247,7 @@ static int dir_fill(struct fuse_call *c, struct fuse_handle *h, struct fuse_dir_
 			long n = syscall(SYS_getdents64, h->fd, dr->buf, dr->cap);
 
 			dr->pos = dr->len = 0;
+			*end = n == 0;
 			if (n <= 0)
 				return n < 0 && *pos == 0 ? -errno : 0;
 			dr->len = (uint32_t)n;
@@ -208,7 +268,7 @@ static int dir_fill(struct fuse_call *c, struct fuse_handle *h, struct fuse_dir_
 				fs_iov_write(c->req->out, c->req->nout, hl + *pos, rec, got);
 				*pos += got;
 			}
-			dr->resume_off = d->d_off;
+			h->dir_off = d->d_off;
 			dr->pos += d->d_reclen;
 		}
 	}
@@ -221,7 +281,7 @@ static int do_readdir(struct fuse_call *c, bool plus)
 	size_t hl = sizeof(struct fuse_out_header), size, pos = 0;
 	struct fuse_handle *h;
 	struct fuse_dir_rest *dr;
-	bool full = false;
+	bool full = false, end = false;
 	int r;
 
 	memcpy(&in, c->arg, sizeof(in));
@@ -243,9 +303,11 @@ static int do_readdir(struct fuse_call *c, bool plus)
 	dr = dir_rest_get(h, size, plus);
 	r = dr ? dir_resume(dr, h, in.offset) : -ENOMEM;
 	if (!r)
-		r = dir_fill(c, h, dr, plus, size, &pos, &full);
+		r = dir_fill(c, h, dr, plus, size, &pos, &full, &end);
 	if (r && dr)
-		dr->resume_off = -1;  /* where the fd stands is unknown now */
+		h->dir_off = -1;      /* where the fd stands is unknown now */
+	if (end)
+		fuse_dir_rest_free(h); /* read to the end: nothing left to keep */
 	dir_last.ahead = !r && full;
 	dir_last.srv = c->srv;
 	dir_last.fh = in.fh;
@@ -263,7 +325,7 @@ static bool dir_top_up(struct fuse_handle *h)
 	uint32_t rest;
 	long n;
 
-	if (!dr || dr->resume_off < 0 || dr->len - dr->pos > dr->cap / 2)
+	if (!dr || h->dir_off < 0 || dr->len - dr->pos > dr->cap / 2)
 		return false;
 	rest = dr->len - dr->pos;
 	memmove(dr->buf, dr->buf + dr->pos, rest);

@@ -49,6 +49,7 @@
 #define STAINLESS_FS_FUSE_FUSE_SERVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fs/fs_options.h"
@@ -143,5 +144,18 @@ uint32_t fuse_server_max_request(const struct fuse_server *srv);
 
 /* After INIT: did the client accept FUSE_OVER_IO_URING (params.io_uring)? */
 bool fuse_server_io_uring(const struct fuse_server *srv);
+
+/*
+ * The one byte budget of the process for directory handles' read-ahead
+ * buffers (every server's; up to 64 KiB a handle mid-listing, none once
+ * a directory has been read to its end): a READDIR that would need more
+ * gets ENOMEM. Setting it (tests; 0 = FUSE_DIR_BYTES) leaves what is
+ * charged charged.
+ */
+#define FUSE_DIR_BYTES (16u << 20)
+size_t fuse_dir_budget(void);
+void fuse_dir_set_budget(size_t bytes);
+/* Bytes charged to it now. */
+size_t fuse_dir_bytes(void);
 
 #endif

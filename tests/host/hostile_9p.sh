@@ -16,7 +16,13 @@
 #   4. Txattrcreate buffers meet a per-session byte budget (ENOMEM).
 #   5. One process fd budget: a fid flood gets ENFILE, the server serves on.
 #   6. Any u32 but NOFID is a fid number.
-#   7. The socket is 0600; a non-root peer cannot attach as another uid.
+#   7. The socket is 0600; a non-root peer cannot attach as another uid,
+#      nor create files of a group it is not in, nor set-group-ID ones.
+#   8. No client starves the rest: a greedy client's fd flood leaves a
+#      newcomer able to attach, walk, open and read; past the connection
+#      slots clients wait in the backlog (never dropped) while the server
+#      idles, and are served once others leave; many greedy sessions stay
+#      under --max-memory and the process's bound on lock helpers.
 # After every attack a fresh connection still reads a file. A secret file
 # outside the share and lines of /etc/passwd must appear in no reply
 # (p9_hostile scans every one) and stay unchanged; every reply is awaited
@@ -52,6 +58,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 HERE=$(dirname "$0")
+. "$HERE/server_pid.inc"
 $CC -O2 -Wall -o "$H" "$HERE/p9_hostile.c" || { echo "FAIL: cannot build p9_hostile"; exit 1; }
 chmod 0755 "$H"
 
@@ -294,6 +301,28 @@ OUT=$(nobody timeout 30 "$H" "$SOCK" attach 1000 2>&1 | head -n 1)
 [ "${OUT%% *}" = EPERM ] && pass "peer-attach-as-other: $OUT" || fail "peer-attach-as-other: want EPERM, got $OUT"
 OUT=$(nobody timeout 30 "$H" "$SOCK" attach 65534 2>&1 | head -n 1)
 echo "note: a uid-65534 peer attaching as itself: $OUT"
+# ... and makes files only of its own groups (the share is writable to it)
+mkdir "$SHARE/pub" && chmod 1777 "$SHARE/pub"
+# (set-group-ID of its own group is its right: what matters is whose group)
+groupof() { [ "$(stat -c '%u:%g' "$1")" = "$2" ]; }
+for k in f d; do
+	OUT=$(nobody timeout 30 "$H" "$SOCK" makeas 65534 "$k" pub "byroot-$k" 2755 0 2>&1 | head -n 1)
+	if [ "${OUT%% *}" = 0 ] && groupof "$SHARE/pub/byroot-$k" 65534:65534; then
+		pass "peer-group-$k: asked for root's group, set-group-ID: got $(stat -c '%U:%G %a' "$SHARE/pub/byroot-$k")"
+	elif { [ "${OUT%% *}" = EPERM ] || [ "${OUT%% *}" = EACCES ]; } && absent "$SHARE/pub/byroot-$k"; then
+		pass "peer-group-$k: refused: $OUT"
+	else
+		fail "peer-group-$k: a uid-65534 peer made $(stat -c '%U:%G %a' "$SHARE/pub/byroot-$k" 2>&1): $OUT"
+	fi
+done
+# A group the peer is in (SO_PEERGROUPS) is kept.
+OUT=$(setpriv --reuid=65534 --regid=65534 --groups=4321 timeout 30 "$H" "$SOCK" makeas 65534 f pub ingroup 644 4321 2>&1 | head -n 1)
+[ "${OUT%% *}" = 0 ] && groupof "$SHARE/pub/ingroup" 65534:4321 &&
+	pass "peer-own-group: a peer in group 4321 got it" || fail "peer-own-group: $OUT, $(stat -c '%u:%g' "$SHARE/pub/ingroup" 2>&1)"
+# A root peer may still name any group.
+OUT=$(timeout 30 "$H" "$SOCK" makeas 0 f . rootgroup 644 1234 2>&1 | head -n 1)
+[ "${OUT%% *}" = 0 ] && [ "$(stat -c %g "$SHARE/rootgroup")" = 1234 ] &&
+	pass "root-peer-group: group 1234 as asked" || fail "root-peer-group: $OUT, $(stat -c %g "$SHARE/rootgroup" 2>&1)"
 alive "after-peer-attach"
 
 # --- Rule 2 with --devices ---
@@ -345,18 +374,74 @@ fi
 SOCK=$T/s3
 if serve "$SOCK" prlimit --nofile=512 -- ; then
 	run fdflood 2000 hello
-	# "ERR held=N same_conn=E second_version=E second_attach=E after=E"
+	# "ERR held=N same_conn=E second_version=E second_attach=E after=E second_work=E"
 	set -- $OUT
 	if [ $RC -ne 0 ]; then fail "fd-flood: $OUT"
 	elif [ "$1" != ENFILE ]; then fail "fd-flood: want ENFILE, got $OUT"
 	elif [ "$3" != same_conn=0 ] || [ "$4" != second_version=0 ] || [ "$6" != after=0 ]; then
 		fail "fd-flood: the server stopped serving: $OUT"
+	elif [ "$5" != second_attach=0 ] || [ "$7" != second_work=0 ]; then
+		fail "fd-flood: a greedy client starved a newcomer (rule 8): $OUT"
 	else pass "fd-flood: $OUT"
 	fi
 	kill -0 "$SPID" 2>/dev/null && pass "fd-flood-server: still running" || fail "fd-flood-server: exited"
 	alive "fd-flood-after"
 else
 	fail "fd-flood: 9p-serve under prlimit did not start"
+fi
+
+# --- Rule 8: connection slots at a low RLIMIT_NOFILE (1024: 6 slots) ---
+SOCK=$T/s5
+if serve "$SOCK" prlimit --nofile=1024 -- --max-connections 1000; then
+	SRV=$(server_pid "$SPID")
+	run connflood 30 "$SRV"
+	# "0 served=S waiting=W cpu_ms=C dropped=D late=E"
+	set -- $OUT
+	ms=${4#cpu_ms=}
+	if [ $RC -ne 0 ]; then fail "conn-flood: $OUT"
+	elif [ "$5" != dropped=0 ]; then fail "conn-flood: waiting clients were dropped: $OUT"
+	elif [ "$3" = waiting=0 ]; then fail "conn-flood: every connection served, no slot bound: $OUT"
+	elif [ "$ms" -gt 200 ]; then fail "conn-flood: the accept loop spun (${ms} ms CPU in 1 s): $OUT"
+	elif [ "$6" != late=0 ]; then fail "conn-flood: a waiting client was not served once others left: $OUT"
+	else pass "conn-flood: $OUT"
+	fi
+	alive "conn-flood-after"
+else
+	fail "conn-flood: 9p-serve under prlimit did not start"
+fi
+
+# --- Rule 8: many greedy sessions: --max-memory and the lock helpers' bound ---
+SOCK=$T/s6
+: >"$SHARE/crowd"
+if serve "$SOCK" prlimit --nofile=8192:8192 -- --max-connections 8 --max-memory 32M; then
+	SRV=$(server_pid "$SPID")
+	run crowd 8 300 0 crowd "$SRV"
+	# "0 rss_growth_kib=K threads=T"; 8 sessions alone would take 128 MiB
+	set -- $OUT
+	kib=${2#rss_growth_kib=}
+	if [ $RC -ne 0 ]; then fail "crowd-memory: $OUT"
+	elif [ "$kib" -gt 49152 ]; then fail "crowd-memory: the server grew past --max-memory 32M: $OUT"
+	else pass "crowd-memory: $OUT"
+	fi
+	alive "crowd-memory-after"
+else
+	fail "crowd-memory: 9p-serve did not start"
+fi
+SOCK=$T/s7
+if serve "$SOCK" prlimit --nofile=8192:8192 -- --max-connections 16; then
+	SRV=$(server_pid "$SPID")
+	run crowd 16 0 64 crowd "$SRV"
+	# 15 sessions of 64 parked locks each would be 960 helper threads
+	set -- $OUT
+	thr=${3#threads=}
+	if [ $RC -ne 0 ]; then fail "crowd-locks: $OUT"
+	elif [ "$thr" -gt 280 ]; then fail "crowd-locks: more threads than 16 connections and 256 lock helpers: $OUT"
+	elif [ "$thr" -lt 200 ]; then fail "crowd-locks: too few locks parked to tell: $OUT"
+	else pass "crowd-locks: $OUT"
+	fi
+	alive "crowd-locks-after"
+else
+	fail "crowd-locks: 9p-serve did not start"
 fi
 
 SOCK=$T/s1

@@ -22,9 +22,13 @@
  *   p9_hostile SOCK xlist PATH                 prints "0 NAME NAME ..."
  *   p9_hostile SOCK bigfids PATH               attach 0x10000, walk to 0xfffffffe
  *   p9_hostile SOCK attach UID                 Tattach with n_uname UID
+ *   p9_hostile SOCK makeas UID f|d DIR NAME MODE GID   attached as UID:
+ *                                              Tlcreate or Tmkdir asking for GID
  *   p9_hostile SOCK alive PATH TEXT            new link: read PATH, expect TEXT
  *   p9_hostile SOCK xflood N PID               N fids of 64 KiB xattr values
  *   p9_hostile SOCK fdflood N PATH             N fids walked to PATH
+ *   p9_hostile SOCK connflood N PID            N connections held, some waiting
+ *   p9_hostile SOCK crowd K N L PATH PID       K connections: N xattr values each, L parked locks
  *
  * Every reply is awaited at most 5 s (exit 4, "TIMEOUT": the server hung),
  * and every reply is searched for the strings in $P9H_DENY (one a line:
@@ -52,7 +56,7 @@ enum {
 	TLERROR = 6, TLOPEN = 12, TLCREATE = 14, TMKNOD = 18, TREADLINK = 22,
 	TGETATTR = 24, TSETATTR = 26, TXATTRWALK = 30, TXATTRCREATE = 32,
 	TMKDIR = 72, TVERSION = 100, TATTACH = 104, TWALK = 110, TREAD = 116,
-	TWRITE = 118, TCLUNK = 120,
+	TWRITE = 118, TCLUNK = 120, TLOCK = 52,
 };
 
 /* One connection; the encoder works on the current one. */
@@ -194,7 +198,8 @@ static const char *ename(int err)
 		{ EISDIR, "EISDIR" }, { E2BIG, "E2BIG" }, { ERANGE, "ERANGE" },
 		{ EROFS, "EROFS" }, { EPROTO, "EPROTO" }, { EUSERS, "EUSERS" },
 		{ ENOSPC, "ENOSPC" }, { EIO, "EIO" }, { EAGAIN, "EAGAIN" },
-		{ EXDEV, "EXDEV" }, { EFBIG, "EFBIG" },
+		{ EXDEV, "EXDEV" }, { EFBIG, "EFBIG" }, { ETIMEDOUT, "ETIMEDOUT" },
+		{ EPIPE, "EPIPE" },
 	};
 	static char buf[16];
 
@@ -554,6 +559,28 @@ static int cmd_attach(const char *uid)
 	return report(err ? err : attach(0, (uint32_t)strtoul(uid, NULL, 0)));
 }
 
+/* Attached as uid, a new file (f) or directory (d) asking for mode and gid. */
+static int cmd_makeas(const char *uid, const char *kind, const char *dir, const char *name,
+		      const char *mode, const char *gid)
+{
+	cur = conn_new();
+	int err = version();
+	if (!err)
+		err = attach(0, (uint32_t)strtoul(uid, NULL, 0));
+	if (!err)
+		err = walk(dir, 1);
+	if (err)
+		return printf("%s (attach, walk)\n", ename(err)), 0;
+	uint16_t tag = start(*kind == 'f' ? TLCREATE : TMKDIR);
+	p32(1);
+	pstr(name);
+	if (*kind == 'f')
+		p32(0100 | 02);  /* O_CREAT | O_RDWR */
+	p32((uint32_t)strtoul(mode, NULL, 8));
+	p32((uint32_t)strtoul(gid, NULL, 0));
+	return report(rpc(tag));
+}
+
 /* A fresh connection reads PATH and finds TEXT: the server still serves. */
 static int alive(const char *path, const char *text)
 {
@@ -663,6 +690,8 @@ static int cmd_fdflood(const char *count, const char *path)
 	int second = version();
 	int second_attach = second ? second : attach(0, 0);
 	conn_close(c2);
+	/* A newcomer must do real work too: attach, walk, open, read. */
+	int second_work = alive(path, "hello\n");
 	cur = c;
 	conn_close(c);
 	/* The server frees a closed connection's fids in its own time. */
@@ -672,8 +701,161 @@ static int cmd_fdflood(const char *count, const char *path)
 			break;
 		usleep(100000);
 	}
-	printf("%s held=%u same_conn=%s second_version=%s second_attach=%s after=%s\n",
-	       ename(first), held, ename(same), ename(second), ename(second_attach), ename(after));
+	printf("%s held=%u same_conn=%s second_version=%s second_attach=%s after=%s second_work=%s\n",
+	       ename(first), held, ename(same), ename(second), ename(second_attach), ename(after),
+	       ename(second_work));
+	return 0;
+}
+
+/* The process's user+system CPU time in ms (/proc/PID/stat fields 14, 15). */
+static long cpu_ms(const char *pid)
+{
+	char path[64], buf[1024];
+	unsigned long ut, st;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f || !fgets(buf, sizeof(buf), f))
+		die("cannot read %s", path);
+	fclose(f);
+	char *p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		die("cannot parse %s", path);
+	return (long)((ut + st) * 1000 / (unsigned long)sysconf(_SC_CLK_TCK));
+}
+
+/* Whether a reply (or a hang-up) is waiting on c within ms. */
+static bool answered(struct conn *c, int ms)
+{
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	return poll(&pfd, 1, ms) > 0;
+}
+
+/* Whether what waits on c is a reply, not an end or an error. */
+static bool replied(struct conn *c)
+{
+	char b;
+	return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
+}
+
+/*
+ * n connections, each sending Tversion. Those the server serves answer;
+ * the rest must wait (not be dropped) while the server idles: its CPU
+ * over one second is printed. Then the served ones leave and a waiting
+ * one must be answered. Prints "0 served=S waiting=W cpu_ms=C dropped=D
+ * late=E".
+ */
+static int cmd_connflood(const char *count, const char *pid)
+{
+	uint32_t n = (uint32_t)strtoul(count, NULL, 0), served = 0, dropped = 0;
+	struct conn **cs = calloc(n, sizeof(*cs));
+
+	for (uint32_t i = 0; i < n; i++) {
+		cs[i] = cur = conn_new();
+		uint16_t tag = start(TVERSION);
+		(void)tag;
+		p32(MSIZE);
+		pstr("9P2000.L");
+		send_msg();
+	}
+	usleep(300000);
+	long c0 = cpu_ms(pid);
+	sleep(1);
+	long spent = cpu_ms(pid) - c0;
+	/* A waiting connection must still be waiting: not hung up on. */
+	for (uint32_t i = 0; i < n; i++) {
+		if (!answered(cs[i], 0))
+			continue;
+		if (replied(cs[i]))
+			served++;
+		else
+			dropped++;
+		conn_close(cs[i]);
+		cs[i] = NULL;
+	}
+	/* The served ones are gone: a waiting one must be served now. */
+	int late = -ETIMEDOUT;
+	for (uint32_t i = 0; i < n && late; i++)
+		if (cs[i] && answered(cs[i], TIMEOUT_MS))
+			late = replied(cs[i]) ? 0 : -EPIPE;
+	printf("0 served=%u waiting=%u cpu_ms=%ld dropped=%u late=%s\n", served,
+	       n - served - dropped, spent, dropped, ename(late));
+	return 0;
+}
+
+static long threads_of(const char *pid)
+{
+	char path[64], line[256];
+	long n = -1;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		die("cannot read %s", path);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* A Tlock of the whole file on fid, sent; the reply is not awaited (it may park). */
+static void lock_send(uint32_t fid, uint8_t type, uint32_t flags)
+{
+	uint16_t tag = start(TLOCK);
+	(void)tag;
+	p32(fid);
+	p8(type);
+	p32(flags);
+	p64(0);
+	p64(0);
+	p32(1);
+	pstr("p9_hostile");
+	send_msg();
+}
+
+/*
+ * k connections at once, each holding n 64 KiB xattr values, then (all
+ * but the first) l blocking Tlocks that conflict with the first
+ * connection's lock: parked helpers. Prints "0 rss_growth_kib=K threads=T".
+ */
+static int cmd_crowd(const char *kk, const char *count, const char *locks, const char *path,
+		     const char *pid)
+{
+	static uint8_t value[XMAX];
+	uint32_t k = (uint32_t)strtoul(kk, NULL, 0), n = (uint32_t)strtoul(count, NULL, 0);
+	uint32_t l = (uint32_t)strtoul(locks, NULL, 0);
+	struct conn **cs = calloc(k, sizeof(*cs));
+	long before = vmrss_kib(pid);
+
+	memset(value, 'x', sizeof(value));
+	for (uint32_t c = 0; c < k; c++) {
+		cs[c] = session();
+		if (walk(path, 1))
+			die("walk %s", path);
+		uint16_t tag = start(TLOPEN);
+		p32(1);
+		p32(2);
+		if (rpc(tag))
+			die("lopen %s", path);
+		for (uint32_t i = 0; i < n; i++)
+			if (!walk(path, 100 + i))
+				(void)xcreate(100 + i, "user.flood", value, XMAX);
+	}
+	cur = cs[0];
+	if (l)
+		lock_send(1, 1, 0);     /* the lock everybody else waits for */
+	usleep(100000);
+	for (uint32_t c = 1; c < k; c++) {
+		cur = cs[c];
+		for (uint32_t i = 0; i < l; i++)
+			lock_send(1, 1, 1);     /* P9_LOCK_FLAGS_BLOCK */
+	}
+	usleep(500000);
+	long grown = vmrss_kib(pid) - before, threads = threads_of(pid);
+	printf("0 rss_growth_kib=%ld threads=%ld\n", grown, threads);
+	for (uint32_t c = 0; c < k; c++)
+		conn_close(cs[c]);
 	return 0;
 }
 
@@ -704,12 +886,18 @@ int main(int argc, char **argv)
 		return cmd_bigfids(a[0]);
 	if (!strcmp(op, "attach") && n == 1)
 		return cmd_attach(a[0]);
+	if (!strcmp(op, "makeas") && n == 6)
+		return cmd_makeas(a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (!strcmp(op, "alive") && n == 2)
 		return cmd_alive(a[0], a[1]);
 	if (!strcmp(op, "xflood") && n == 2)
 		return cmd_xflood(a[0], a[1]);
 	if (!strcmp(op, "fdflood") && n == 2)
 		return cmd_fdflood(a[0], a[1]);
+	if (!strcmp(op, "connflood") && n == 2)
+		return cmd_connflood(a[0], a[1]);
+	if (!strcmp(op, "crowd") && n == 5)
+		return cmd_crowd(a[0], a[1], a[2], a[3], a[4]);
 
 	session();
 	if (!strcmp(op, "walk") && n == 1)

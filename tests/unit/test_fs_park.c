@@ -25,6 +25,7 @@
 static char path[] = "/tmp/test_fs_park.XXXXXX";
 static int holder = -1;          /* holds flock(LOCK_EX) on the file */
 static struct fs_park_set set;
+static struct fs_park_set *target = &set; /* where park() parks */
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -121,7 +122,7 @@ static int park2(uint64_t key, int spin_ms, int spin_after_ms, int id)
 	r->spin_ms = spin_ms;
 	r->spin_after_ms = spin_after_ms;
 	r->id = id;
-	e = fs_park_start(&set, &r->park, fd);
+	e = fs_park_start(target, &r->park, fd);
 	if (e) {
 		close(fd);
 		fs_fd_refund();
@@ -245,6 +246,36 @@ START_TEST(bounded)
 }
 END_TEST
 
+/* The process-wide bound holds across sets: helpers are threads. */
+START_TEST(bounded_per_process)
+{
+	struct fs_park_set other;
+
+	ck_assert_int_eq(fs_park_set_init(&other, 4), 0);
+	fs_park_set_process_max(3);
+	ck_assert_int_eq(park(1, 0, 1), 0);
+	ck_assert_int_eq(park(2, 0, 2), 0);
+	target = &other;
+	ck_assert_int_eq(park(3, 0, 3), 0);
+	ck_assert_uint_eq(fs_park_helpers(), 3);
+	/* Both sets have room for more; the process has none. */
+	ck_assert_int_eq(park(4, 0, 4), -ENOLCK);
+	target = &set;
+	ck_assert_int_eq(park(4, 0, 4), -ENOLCK);
+	ck_assert(fs_park_cancel_wait(&set, 1));
+	ck_assert_uint_eq(fs_park_helpers(), 2);
+	target = &other;
+	ck_assert_int_eq(park(4, 0, 4), 0);
+	target = &set;
+	fs_park_cancel_all(&other);
+	fs_park_cancel_all(&set);
+	ck_assert_uint_eq(fs_park_helpers(), 0);
+	fs_park_set_process_max(0);
+	ck_assert_uint_eq(fs_park_process_max(), FS_PARK_PROCESS_MAX);
+	fs_park_set_fini(&other);
+}
+END_TEST
+
 START_TEST(early_cancel_remembered_only_when_asked)
 {
 	ck_assert(!fs_park_cancel(&set, 42, NULL, false));
@@ -277,6 +308,7 @@ int main(void)
 	tcase_add_test(tc, granted_then_cancelled_gives_back);
 	tcase_add_test(tc, follower_answered_after);
 	tcase_add_test(tc, bounded);
+	tcase_add_test(tc, bounded_per_process);
 	tcase_add_test(tc, early_cancel_remembered_only_when_asked);
 	suite_add_tcase(s, tc);
 	return unit_main(s);

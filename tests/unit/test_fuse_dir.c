@@ -280,6 +280,46 @@ START_TEST(readdir_read_ahead_stays_in_place)
 }
 END_TEST
 
+/*
+ * Directory buffers have one budget for the process: handles that each
+ * stopped midway keep theirs up to it and the one past it gets ENOMEM; a
+ * directory read to its end keeps none, which makes room again.
+ */
+START_TEST(readdir_buffers_are_budgeted)
+{
+	struct fuse_open_in oi = { .flags = O_RDONLY };
+	struct fuse_open_out o[6];
+	static uint8_t buf[8192];
+	uint64_t dd = make_dd();
+	int dots = 0;
+
+	ck_assert_uint_eq(fuse_dir_bytes(), 0);
+	for (int i = 0; i < 6; i++)
+		ck_assert_int_eq(tf_req(FUSE_OPENDIR, dd, &oi, sizeof(oi), NULL, NULL, &o[i], sizeof(o[i])), 0);
+	/* A 4 KiB READDIR keeps 8 KiB and a little: five of them fit. */
+	fuse_dir_set_budget(5 * (8192 + 64));
+	for (int i = 0; i < 5; i++) {
+		struct fuse_read_in in = { .fh = o[i].fh, .size = 4096 };
+		ck_assert_int_eq(tf_req(FUSE_READDIR, 1, &in, sizeof(in), NULL, NULL, buf, sizeof(buf)), 0);
+		ck_assert_uint_gt(tf_payload(), 0);
+	}
+	size_t held = fuse_dir_bytes();
+	ck_assert_uint_le(held, fuse_dir_budget());
+	struct fuse_read_in in5 = { .fh = o[5].fh, .size = 4096 };
+	ck_assert_int_eq(tf_req(FUSE_READDIR, 1, &in5, sizeof(in5), NULL, NULL, buf, sizeof(buf)), -ENOMEM);
+	/* Handle 0 read to its end (still open) gives its buffer back... */
+	ck_assert_int_eq(read_all(o[0].fh, FUSE_READDIR, 4096, &dots), 302);
+	ck_assert_uint_eq(fuse_dir_bytes(), held / 5 * 4);
+	/* ... and the sixth may read now. */
+	ck_assert_int_eq(tf_req(FUSE_READDIR, 1, &in5, sizeof(in5), NULL, NULL, buf, sizeof(buf)), 0);
+	ck_assert_uint_gt(tf_payload(), 0);
+	for (int i = 0; i < 6; i++)
+		ck_assert_int_eq(tf_release(o[i].fh, FUSE_RELEASEDIR), 0);
+	ck_assert_uint_eq(fuse_dir_bytes(), 0);
+	fuse_dir_set_budget(0);
+}
+END_TEST
+
 #define NHANDLES 16
 
 /*
@@ -706,6 +746,7 @@ int main(void)
 	tcase_add_test(tc, readdir_continuation_stays_in_place);
 	tcase_add_test(tc, readdir_read_ahead_stays_in_place);
 	tcase_add_test(tc, readdir_interleaved_handles_keep_their_place);
+	tcase_add_test(tc, readdir_buffers_are_budgeted);
 	tcase_add_test(tc, readdirplus_runs_as_caller);
 	tcase_add_test(tc, xattrs);
 	tcase_add_test(tc, cache_modes_and_writeback);

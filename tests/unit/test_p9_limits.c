@@ -289,7 +289,7 @@ static int attach_named(uint32_t fid, const char *uname, uint32_t n_uname)
 
 START_TEST(test_peer_attaches_as_itself)
 {
-	p9_session_set_peer(ses, 1000);
+	p9_session_set_peer(ses, 1000, 1000, NULL, 0);
 	ck_assert_int_eq(t_attach(1, "", 0), -EPERM);
 	ck_assert_int_eq(t_attach(1, "", 1001), -EPERM);
 	ck_assert_int_eq(attach_named(1, "root", P9_NONUNAME), -EPERM);
@@ -301,7 +301,7 @@ END_TEST
 
 START_TEST(test_root_peer_attaches_as_anyone)
 {
-	p9_session_set_peer(ses, 0);
+	p9_session_set_peer(ses, 0, 0, NULL, 0);
 	ck_assert_int_eq(t_attach(1, "", 1000), 0);
 	ck_assert_int_eq(t_attach(2, "", 0), 0);
 	ck_assert_int_eq(attach_named(3, "root", P9_NONUNAME), 0);

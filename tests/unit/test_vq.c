@@ -179,6 +179,19 @@ START_TEST(t_bad_next_out_of_range)
 }
 END_TEST
 
+/* Guest memory lost under its mapping (a truncated vhost-user memory file):
+ * what the ring says is no longer the guest's, so the queue stops. */
+START_TEST(t_bad_memory_lost)
+{
+	uint64_t b = buf(100);
+
+	fvq_set_desc(&fv, 3, b, 100, 0, 0);
+	fvq_publish(&fv, 3);
+	gmem_note_lost();
+	expect_broken();
+}
+END_TEST
+
 START_TEST(t_bad_loop)
 {
 	fvq_set_desc(&fv, 0, buf(8), 8, VQ_DESC_F_NEXT, 1);
@@ -510,6 +523,7 @@ static Suite *vq_suite(void)
 	tcase_add_test(bad, t_bad_indirect_not_negotiated);
 	tcase_add_test(bad, t_bad_next_out_of_range);
 	tcase_add_test(bad, t_bad_loop);
+	tcase_add_test(bad, t_bad_memory_lost);
 	tcase_add_test(bad, t_bad_longer_than_queue);
 	tcase_add_test(bad, t_bad_indirect_loop);
 	tcase_add_test(bad, t_bad_indirect_index);

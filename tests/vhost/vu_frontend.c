@@ -7,6 +7,7 @@
 #include "tests/vhost/vu_frontend.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/virtio_config.h>
 #include <linux/virtio_ring.h>
 #include <poll.h>
@@ -206,10 +207,14 @@ static int negotiate(struct vu_frontend *fe, unsigned flags)
 	return set(fe, VHOST_USER_SET_FEATURES, &fe->features, 8, -1);
 }
 
-static int share_memory(struct vu_frontend *fe, size_t size)
+static int share_memory(struct vu_frontend *fe, size_t size, unsigned flags)
 {
-	fe->memfd = memfd_create("vu_frontend", MFD_CLOEXEC);
+	fe->memfd = memfd_create("vu_frontend", MFD_CLOEXEC |
+				 (flags & (VU_SEALABLE_MEMORY | VU_SEALED_MEMORY) ? MFD_ALLOW_SEALING : 0));
 	if (fe->memfd < 0 || ftruncate(fe->memfd, (off_t)size) < 0)
+		return -errno;
+	if ((flags & VU_SEALED_MEMORY) &&
+	    fcntl(fe->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
 		return -errno;
 	fe->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fe->memfd, 0);
 	if (fe->mem == MAP_FAILED) {
@@ -290,7 +295,7 @@ int vu_setup_queues(struct vu_frontend *fe, size_t mem_size, unsigned flags, uns
 	fe->nqueues = 1 + nreq;
 	err = negotiate(fe, flags);
 	if (!err)
-		err = share_memory(fe, mem_size);
+		err = share_memory(fe, mem_size, flags);
 	for (unsigned i = 0; !err && i < fe->nqueues; i++)
 		err = start_queue(fe, i, flags);
 	for (unsigned i = 0; !err && i < fe->nqueues; i++)

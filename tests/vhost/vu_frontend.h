@@ -68,6 +68,8 @@ struct vu_done {
 /* Flags of vu_setup. */
 #define VU_NO_EVENT_IDX 1u       /* do not negotiate VIRTIO_RING_F_EVENT_IDX */
 #define VU_BLOCKING_CALL 2u      /* call eventfds without EFD_NONBLOCK (as crosvm makes them) */
+#define VU_SEALABLE_MEMORY 4u    /* a memfd that takes seals, none set (MFD_ALLOW_SEALING) */
+#define VU_SEALED_MEMORY 8u      /* sealed against shrink and grow, as QEMU's seal=on */
 
 /* Connects to a backend listening on PATH. */
 int vu_connect(struct vu_frontend *fe, const char *path);
