@@ -22,7 +22,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 $CC -O2 -Wall -D_GNU_SOURCE -I"$ROOT" -o "$T/client" "$HERE/vu_kata_client.c" \
 	"$ROOT/tests/vhost/vu_frontend.c" "$ROOT/tests/vhost/vu_fuse.c" || fail "cannot build vu_kata_client"
 mkdir -p "$T/libexec" "$T/share"
-ln -s "$STAINLESS" "$T/libexec/stainless-virtiofsd"
+# The binary itself: argv[0] picks the command, which the log pass's
+# wrapper script (tests/seccomp-log) would hide; this runs in kill mode.
+ln -s "${STAINLESS_REAL:-$STAINLESS}" "$T/libexec/stainless-virtiofsd"
 TEXT="bytes the host wrote for the guest to read"
 printf '%s' "$TEXT" >"$T/share/from-host.txt"
 

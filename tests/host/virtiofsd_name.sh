@@ -26,8 +26,10 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 mkdir -p "$T/bin" "$T/share"
-ln -s "$STAINLESS" "$T/bin/virtiofsd"
-ln -s "$STAINLESS" "$T/bin/stainless-virtiofsd"
+# The binary itself: argv[0] picks the command, which the log pass's
+# wrapper script (tests/seccomp-log) would hide; these run in kill mode.
+ln -s "${STAINLESS_REAL:-$STAINLESS}" "$T/bin/virtiofsd"
+ln -s "${STAINLESS_REAL:-$STAINLESS}" "$T/bin/stainless-virtiofsd"
 for name in virtiofsd stainless-virtiofsd; do
 	b=$T/bin/$name
 	v=$("$b" --version) || fail "$name --version exited $?"
