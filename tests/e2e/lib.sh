@@ -88,6 +88,7 @@ e2e_run_direct() {
 # lockup): the nested host now and then stalls for good (TCG with emulated
 # SVM), and waiting out the whole limit cost CI 15 minutes. A stalled host
 # may stay silent or keep printing its lockup warnings.
+# E2E_TESTHOST_CMDLINE: more words for the test host's kernel command line.
 e2e_run_nested() {
 	local log=$1 hk hi list secs t0 pidf wd
 	shift
@@ -126,7 +127,7 @@ e2e_run_nested() {
 			-accel tcg,thread=multi -cpu EPYC,+svm,+npt -smp 2 -m 2048 \
 			-nodefaults -no-user-config -nographic -serial stdio -no-reboot \
 			-pidfile "$pidf" -kernel "$hk" -initrd "$hi" \
-			-append "console=ttyS0 quiet panic=-1 stainless.cases=$list stainless.verbose=${E2E_VERBOSE:-0} stainless.loglevel=${E2E_GUEST_LOGLEVEL:-5}" \
+			-append "console=ttyS0 quiet panic=-1 stainless.cases=$list stainless.verbose=${E2E_VERBOSE:-0} stainless.loglevel=${E2E_GUEST_LOGLEVEL:-5}${E2E_TESTHOST_CMDLINE:+ $E2E_TESTHOST_CMDLINE}" \
 			</dev/null 2>&1
 		echo $? >"$log.status"
 	} | sed -u 's/\r//g; s/\x1bc//g; s/\x1b\[[0-9;?]*[a-zA-Z]//g' |

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
+# bench-stability's workload for bench/guest-init (/bench/workload.sh in
+# the guest): the e2e share battery (/bin/fsbattery, tests/e2e/fsbattery.c)
+# on each mount, the tests named by bench.tests=a,b,c (the ones that need
+# no host partner: no lock holder, no xattr image). After each mount it
+# prints what the clock did, the question of issue 23:
+#   GUESTSTAB vmm= dev= clocksource= uptime=
+# The battery's own ok/FAIL lines go to the console as they come, so a
+# stall names the test it stalled in.
+tests=$(arg bench.tests files | tr ',' ' ')
+
+workload_ready() { # NAME
+	[ -f "/mnt/$1/host-now" ] || { echo "no host-now in the share (share_setup)"; return 1; }
+}
+
+workload_prepare() { :; }
+
+workload_run() { # JOB NAME
+	case $2 in p9*) k=9p ;; *) k=virtiofs ;; esac
+	# shellcheck disable=SC2086 # a word list
+	fsbattery guest "/mnt/$2" "$k" $tests 2>&1
+	echo "GUESTSTAB vmm=$vmm dev=$2 clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) uptime=$(cut -d' ' -f1 /proc/uptime)"
+}
