@@ -41,10 +41,20 @@ thp=/sys/kernel/mm/transparent_hugepage
 say() { echo "STAB-NOTE $*"; }
 mkdir -p "$work"
 
-# The share battery's host side: share_setup (known files, escape links).
 FSBATTERY=${FSBATTERY:-/e2e/fsbattery}
 E2E_DIR=${E2E_DIR:-/e2e}
-. "$E2E_DIR/cases/share-lib.inc" || { say "no $E2E_DIR/cases/share-lib.inc"; exit 1; }
+[ -x "$FSBATTERY" ] || { say "no share battery at $FSBATTERY"; exit 1; }
+
+# stab_share DIR: what the battery's chosen tests read from the host (the
+# e2e cases' share_setup also makes 10000 entries for readdir and escape
+# links, which these tests do not use and a nested boot cannot afford).
+stab_share() {
+	mkdir -p "$1" || return 1
+	"$FSBATTERY" falloc-probe "$1" || : >"$1/host-no-fallocate"
+	echo "$1" >"$1/host-path"
+	date +%s >"$1/host-now"
+	echo "from the host" >"$1/host.txt"
+}
 
 xsave=
 if [ -x "$E2E_DIR/kvm-sanity" ]; then
@@ -54,10 +64,12 @@ fi
 
 thp_state() {
 	[ -d "$thp" ] || { echo "no THP"; return; }
-	echo "enabled=$(cat $thp/enabled) defrag=$(cat $thp/defrag) shmem=$(cat $thp/shmem_enabled 2>/dev/null)" \
+	echo "enabled=$(sel $thp/enabled) defrag=$(sel $thp/defrag) shmem=$(sel $thp/shmem_enabled)" \
 		"khugepaged.defrag=$(cat $thp/khugepaged/defrag) pages_to_scan=$(cat $thp/khugepaged/pages_to_scan)" \
-		"scan_sleep_ms=$(cat $thp/khugepaged/scan_sleep_millisecs)" | tr -d '[]' | tr -s ' '
+		"scan_sleep_ms=$(cat $thp/khugepaged/scan_sleep_millisecs)"
 }
+# sel FILE: the [selected] word of a THP setting.
+sel() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$1" 2>/dev/null; }
 kh() { cat "$thp/khugepaged/$1" 2>/dev/null || echo 0; }
 # smaps_kib PID FIELD: FIELD of PID's smaps_rollup, in KiB.
 smaps_kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/smaps_rollup" 2>/dev/null; }
@@ -105,7 +117,7 @@ boot_one() {
 	d=$work/$i-$vmm
 	rm -rf "$d"
 	mkdir -p "$d"
-	share_setup "$d/fs/share" >"$d/setup.log" 2>&1 && share_setup "$d/p9/share" >>"$d/setup.log" 2>&1 ||
+	stab_share "$d/fs/share" >"$d/setup.log" 2>&1 && stab_share "$d/p9/share" >>"$d/setup.log" 2>&1 ||
 		{ say "share set-up failed: $(tail -n 1 "$d/setup.log")"; return 1; }
 	cmd="console=ttyS0 reboot=k panic=-1$xsave loglevel=$loglevel bench.vmm=$vmm bench.round=$i"
 	cmd="$cmd bench.mounts=fs=virtiofs:fs,p9=9p:p9 bench.jobs=battery bench.tests=$tests${STAB_CMDLINE:+ $STAB_CMDLINE}"
@@ -145,18 +157,23 @@ boot_one() {
 	k1=$(dmesg | grep -c 'soft lockup')
 	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
 	gs=$(sed -n 's/^GUESTFIO-DONE .*secs=\([0-9]*\).*/\1/p' "$log.txt")
-	cs=$(sed -n 's/^GUESTSTAB clocksource=\([^ ]*\).*/\1/p' "$log.txt" | tail -n 1)
+	cs=$(sed -n 's/^GUESTSTAB .*clocksource=\([^ ]*\).*/\1/p' "$log.txt" | tail -n 1)
 	gu=$(sed -n 's/^GUESTSTAB .*uptime=\([0-9.]*\).*/\1/p' "$log.txt" | tail -n 1)
-	tsc=n
-	grep -q "Marking clocksource 'tsc' as unstable" "$log.txt" && tsc=y
+	# When (guest printk time) the kernel gave up on the TSC, if it did.
+	tsc=$(sed -n "s/^\[ *\([0-9.]*\)\].*Marking clocksource 'tsc' as unstable.*/\1/p" "$log.txt" | head -n 1)
+	up=$(sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p' "$log.txt" | tail -n 1)
 	bf=$(grep -c '^FAIL battery' "$log.txt")
 	bat=ok
 	[ "$bf" -gt 0 ] && bat="FAIL($bf)"
 	[ "$verdict" = done ] || bat=-
-	echo "STAB vmm=$vmm n=$i verdict=$verdict secs=$secs guest_s=${gu:-?} tsc_unstable=$tsc" \
+	echo "STAB vmm=$vmm n=$i verdict=$verdict secs=$secs guest_s=${gu:-?} tsc_unstable=${tsc:+y} tsc_at=${tsc:-n}" \
+		"last_printk=${up:-?}" \
 		"clocksource=${cs:-?} battery=$bat softlockups=$((k1 - k0))" \
 		"thp_collapsed=$(( $(kh pages_collapsed) - c0 )) thp_full_scans=$(( $(kh full_scans) - s0 ))" \
 		"vmm_anon_huge_kib=$max_anon vmm_shmem_pmd_kib=$max_shmem rc=$rc${why:+ why=$why}"
+	# Where a boot's time went: the battery's tests, per mount.
+	t=$(sed -n 's/^\(ok\|FAIL\) \([a-z]*\) (\([0-9.]*\)s).*/\2=\3/p' "$log.txt" | tr '\n' ' ')
+	echo "STAB-TIMES vmm=$vmm n=$i: $t"
 	if [ "$verdict" != done ]; then
 		grep -v '^GUESTFIO' "$log.txt" | sed '/^$/d' | tail -n 30 | sed "s/^/STAB-LOG vmm=$vmm n=$i: /"
 		[ -n "${STAB_KEEP:-}" ] && mkdir -p "$STAB_KEEP" && cp "$log.txt" "$STAB_KEEP/$i-$vmm.console"
@@ -166,8 +183,8 @@ boot_one() {
 }
 
 i=$first
-last=$((first + boots - 1))
-while [ "$i" -le "$last" ]; do
+final=$((first + boots - 1))
+while [ "$i" -le "$final" ]; do
 	if [ $((i % 2)) -eq 1 ]; then order="stainless qemu"; else order="qemu stainless"; fi
 	for v in $order; do
 		case " $vmms " in *" $v "*) ;; *) continue ;; esac

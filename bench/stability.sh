@@ -24,8 +24,9 @@
 # words, e.g. "clocksource=kvm-clock" to take one suspect away),
 # E2E_TESTHOST_CMDLINE (more test-host kernel words, e.g.
 # transparent_hugepage=never), STAB_VMMS (stainless,qemu), STALL (s), LIMIT
-# (s), CPUS, MEM, STAB_TESTS (bench/stability-inner.sh), O, STAINLESS,
-# OUT, E2E_MODE as for the e2e run.
+# (s), CPUS, MEM, STAB_TESTS (bench/stability-inner.sh), STOP_AT (a time,
+# e.g. 02:20: no batch starts after it; the table covers what ran), O,
+# STAINLESS, OUT, E2E_MODE as for the e2e run.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -123,6 +124,11 @@ done_rounds=0
 while [ "$done_rounds" -lt "$BOOTS" ]; do
 	n=$(( BOOTS - done_rounds < BATCH ? BOOTS - done_rounds : BATCH ))
 	for cond in "${conds[@]}"; do
+		if [ -n "${STOP_AT:-}" ] && [ "$(date +%s)" -ge "$(date -d "$STOP_AT" +%s)" ]; then
+			e2e_say "STOP_AT $STOP_AT passed: no more batches ($done_rounds rounds done)"
+			echo "STAB-NOTE stopped at $(date -u +%H:%M) (STOP_AT=$STOP_AT) after $done_rounds rounds per condition" >>"$raw"
+			break 2
+		fi
 		e2e_say "$cond: rounds $((done_rounds + 1))-$((done_rounds + n)) of $BOOTS ($(date -u +%H:%M), load $(cut -d' ' -f1 /proc/loadavg))"
 		batch "$cond" "$((done_rounds + 1))" "$n"
 	done
@@ -134,7 +140,7 @@ mkdir -p "$OUT"
 {
 	echo "# make bench-stability, $DATE0 to $(date -u +%H:%M) UTC, commit $REV, $E2E_MODE_USED mode ($E2E_MODE_WHY)"
 	echo "# host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load at start $LOAD0, at end $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "# command: BOOTS=$BOOTS BATCH=$BATCH CONDITIONS=$CONDITIONS${STAB_CMDLINE:+ STAB_CMDLINE='$STAB_CMDLINE'}${E2E_TESTHOST_CMDLINE:+ E2E_TESTHOST_CMDLINE='$E2E_TESTHOST_CMDLINE'} make bench-stability"
+	echo "# command: BOOTS=$BOOTS BATCH=$BATCH${STOP_AT:+ STOP_AT=$STOP_AT} CONDITIONS=$CONDITIONS${STAB_CMDLINE:+ STAB_CMDLINE='$STAB_CMDLINE'}${E2E_TESTHOST_CMDLINE:+ E2E_TESTHOST_CMDLINE='$E2E_TESTHOST_CMDLINE'} make bench-stability"
 	echo "# guest: $(basename "$GUEST_KERNEL") (e2e kernel), ${CPUS:-1} vCPU, ${MEM:-512M}; virtio-fs cache=auto + 9p msize=512000, battery: ${STAB_TESTS:-default (bench/stability-inner.sh)}; loaded = $LOAD_CMD"
 	awk -f bench/stability.awk "$raw"
 	echo "# raw:"
