@@ -9,6 +9,11 @@
 # The battery's own ok/FAIL lines go to the console as they come, so a
 # stall names the test it stalled in.
 tests=$(arg bench.tests files | tr ',' ' ')
+# A heartbeat: the battery is silent inside a long test (bigfile over 9p
+# takes minutes nested, more under load), and "no console output" must
+# mean the guest stopped, not that a test is slow. A guest whose timers
+# and console still work prints this every 10 s.
+(while sleep 10; do echo "GUESTBEAT uptime=$(cut -d' ' -f1 /proc/uptime)"; done) &
 
 workload_ready() { # NAME
 	[ -f "/mnt/$1/host-now" ] || { echo "no host-now in the share (share_setup)"; return 1; }

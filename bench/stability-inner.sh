@@ -19,7 +19,8 @@
 # the vCPU shut down (stainless) or QEMU exited on a reset before the end
 # with no panic on the console (-no-reboot: a triple fault; the guest's
 # own reboot comes only after its DONE line); stall = no console byte for
-# STALL s while the VMM ran; limit = LIMIT s passed; other = anything else.
+# STALL s while the VMM ran (the guest prints a heartbeat every 10 s, so
+# that is a guest that stopped, not a slow test); limit = LIMIT s passed; other = anything else.
 # Around every boot it reads the test host's khugepaged counters and
 # samples the VMM's smaps_rollup (issue 23 item 1: what khugepaged
 # collapses there).
@@ -107,7 +108,7 @@ classify() {
 	elif [ "$vmm" = qemu ] && [ "$3" = 0 ] && ! grep -q 'Kernel panic' "$1"; then
 		verdict=triple why="QEMU -no-reboot exited on a reset before the guest's end, no panic"
 	else
-		verdict=other why=$(grep -v '^GUESTFIO' "$1" | sed '/^$/d' | tail -n 1)
+		verdict=other why=$(grep -v '^GUESTFIO\|^GUESTBEAT' "$1" | sed '/^$/d' | tail -n 1)
 	fi
 }
 
@@ -162,12 +163,13 @@ boot_one() {
 	# When (guest printk time) the kernel gave up on the TSC, if it did.
 	tsc=$(sed -n "s/^\[ *\([0-9.]*\)\].*Marking clocksource 'tsc' as unstable.*/\1/p" "$log.txt" | head -n 1)
 	up=$(sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p' "$log.txt" | tail -n 1)
+	beat=$(sed -n 's/^GUESTBEAT uptime=//p' "$log.txt" | tail -n 1)
 	bf=$(grep -c '^FAIL battery' "$log.txt")
 	bat=ok
 	[ "$bf" -gt 0 ] && bat="FAIL($bf)"
 	[ "$verdict" = done ] || bat=-
 	echo "STAB vmm=$vmm n=$i verdict=$verdict secs=$secs guest_s=${gu:-?} tsc_unstable=${tsc:+y} tsc_at=${tsc:-n}" \
-		"last_printk=${up:-?}" \
+		"last_printk=${up:-?} last_beat=${beat:-?}" \
 		"clocksource=${cs:-?} battery=$bat softlockups=$((k1 - k0))" \
 		"thp_collapsed=$(( $(kh pages_collapsed) - c0 )) thp_full_scans=$(( $(kh full_scans) - s0 ))" \
 		"vmm_anon_huge_kib=$max_anon vmm_shmem_pmd_kib=$max_shmem rc=$rc${why:+ why=$why}"
@@ -175,7 +177,7 @@ boot_one() {
 	t=$(sed -n 's/^\(ok\|FAIL\) \([a-z]*\) (\([0-9.]*\)s).*/\2=\3/p' "$log.txt" | tr '\n' ' ')
 	echo "STAB-TIMES vmm=$vmm n=$i: $t"
 	if [ "$verdict" != done ]; then
-		grep -v '^GUESTFIO' "$log.txt" | sed '/^$/d' | tail -n 30 | sed "s/^/STAB-LOG vmm=$vmm n=$i: /"
+		grep -v '^GUESTFIO\|^GUESTBEAT' "$log.txt" | sed '/^$/d' | tail -n 30 | sed "s/^/STAB-LOG vmm=$vmm n=$i: /"
 		[ -n "${STAB_KEEP:-}" ] && mkdir -p "$STAB_KEEP" && cp "$log.txt" "$STAB_KEEP/$i-$vmm.console"
 	fi
 	[ "$bat" = ok ] || [ "$bat" = - ] || grep '^FAIL ' "$log.txt" | head -n 3 | sed "s/^/STAB-BATTERY vmm=$vmm n=$i: /"
