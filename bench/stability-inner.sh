@@ -129,6 +129,7 @@ boot_one() {
 	cmd="console=ttyS0 reboot=k panic=-1$xsave loglevel=$loglevel bench.vmm=$vmm bench.round=$i"
 	cmd="$cmd bench.mounts=fs=virtiofs:fs,p9=9p:p9 bench.jobs=battery bench.tests=$tests${STAB_CMDLINE:+ $STAB_CMDLINE}"
 	log=$d/console.log vpid=
+	c0=$(kh pages_collapsed) s0=$(kh full_scans)
 	k0=$(dmesg | grep -c 'soft lockup')
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	if [ "$vmm" = stainless ]; then
