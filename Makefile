@@ -72,7 +72,7 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(O)/tests/unit/%)
 BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-seeds
-.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest \
+.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-stability bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest \
         bench-sandbox bench-realwork bench-build bench-quick bench-report
 all: $(O)/stainless
 
@@ -186,6 +186,11 @@ bench-vhost-mq: $(O)/stainless $(O)/bench/vu_load
 # virtiofsd (nested test host where needed).
 bench-guest: all
 	$(Q)O=$(O) bench/guest.sh
+
+# How often a nested guest dies, stainless beside QEMU microvm booting the
+# same guest and share battery, quiet and loaded (issue 23).
+bench-stability: all
+	$(Q)O=$(O) bench/stability.sh
 
 # Whole jobs (untar, find, du, grep, git status, rm, make) on a share: host
 # FUSE backends side by side, then in guests (BENCH_QUICK=1: seconds, host).

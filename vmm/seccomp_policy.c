@@ -213,6 +213,9 @@ static const struct sc_rule vcpu_rules[] = {
 	{ SCMP_SYS(poll), 0, 1, { ARG_EQ(2, 0) }, "a device reset drops stale kicks: a zero-timeout look, never a wait" },
 	{ SCMP_SYS(read), .why = "... then reads the stale kick count off the eventfd" },
 	{ SCMP_SYS(dup2), .why = "a device reset cancels the share's parked waits (fs_park.c)" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_GET_REGS) }, "a triple fault's one report (vcpu_dump.c): registers" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_GET_SREGS) }, "... control registers and descriptor tables" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_GET_VCPU_EVENTS) }, "... and the exception that was pending" },
 };
 
 static const struct sc_rule queue_rules[] = {

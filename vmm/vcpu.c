@@ -313,6 +313,7 @@ static void *vcpu_thread(void *arg)
 			env->stop(env->ctx, 1, why);
 			break;
 		}
+		vcpu_trace_exit(&v->trace, run);
 		switch (run->exit_reason) {
 		case KVM_EXIT_IO:
 			handle_io(v);
@@ -322,6 +323,7 @@ static void *vcpu_thread(void *arg)
 				     run->mmio.len, run->mmio.is_write);
 			break;
 		case KVM_EXIT_SHUTDOWN:
+			vcpu_dump_shutdown(v->fd, v->id, &v->trace);
 			env->stop(env->ctx, 1, "guest triple fault (the CPU shut down)");
 			return NULL;
 		case KVM_EXIT_SYSTEM_EVENT:

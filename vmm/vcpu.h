@@ -14,6 +14,7 @@
 
 #include "mmio/bus.h"
 #include "vmm/kvm.h"
+#include "vmm/vcpu_dump.h"
 
 /* Why a vCPU asks the VM to stop; the VM turns it into an exit code. */
 typedef void vcpu_stop_fn(void *ctx, int exit_code, const char *why);
@@ -34,6 +35,7 @@ struct vcpu {
 	pthread_t thread;
 	bool started;
 	const struct vcpu_env *env;
+	struct vcpu_trace trace;    /* its last exits, for a triple fault's report */
 };
 
 /* Create vCPU id and give it CPUID, MSRs, LAPIC LINT wiring and FPU state;
