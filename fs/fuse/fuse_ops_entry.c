@@ -427,6 +427,7 @@ int fuse_op_setattr(struct fuse_call *c)
 		if (r)
 			goto out;
 	}
+	fuse_inode_rekey(&c->srv->it, c->ino, c->fd); /* an overlayfs copy-up */
 	r = reply_attr(c);
 out:
 	if (h)
@@ -539,6 +540,7 @@ int fuse_op_setxattr(struct fuse_call *c)
 	proc_path(c, path, sizeof(path));
 	if (setxattr(path, name, c->arg + off, in.size, (int)in.flags) < 0)
 		return -errno;
+	fuse_inode_rekey(&c->srv->it, c->ino, c->fd); /* an overlayfs copy-up */
 	return fuse_reply(c, NULL, 0);
 }
 
