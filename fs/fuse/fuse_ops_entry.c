@@ -173,6 +173,13 @@ int fuse_op_lookup(struct fuse_call *c)
 	if (!S_ISDIR(c->ino->type))
 		return -ENOTDIR;
 	r = fuse_lookup_entry(c->srv, c->ino, c->fd, name, &e);
+	/*
+	 * Asked again after the lookup (dispatch asked before): a directory
+	 * moved out of the share between the two gives the client nothing
+	 * found there. One moved out and back within the lookup is not seen.
+	 */
+	if (!r && (r = fs_dir_inside(&c->srv->root_id, c->fd)) < 0)
+		fuse_inode_forget(&c->srv->it, e.nodeid, 1);
 	return r ? r : fuse_reply(c, &e, sizeof(e));
 }
 
