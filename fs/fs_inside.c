@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -33,26 +34,26 @@ static bool is_root(const struct fs_root_id *r, const struct stat *st)
 static int walk_up(const struct fs_root_id *r, int dirfd)
 {
 	struct stat st, up;
-	int fd = dirfd, r_ = -ESTALE;
+	int fd = dirfd, ret = -ESTALE;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	for (int depth = 0; depth < FS_INSIDE_MAX_DEPTH; depth++) {
 		if (is_root(r, &st)) {
-			r_ = 0;
+			ret = 0;
 			break;
 		}
 		int next = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 		if (next < 0) {
-			r_ = errno == ENOENT ? -ESTALE : -errno;
+			ret = errno == ENOENT ? -ESTALE : -errno;
 			break;
 		}
 		if (fd != dirfd)
 			close(fd);
 		fd = next;
 		if (fstat(fd, &up) < 0) {
-			r_ = -errno;
+			ret = -errno;
 			break;
 		}
 		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino)
@@ -61,17 +62,28 @@ static int walk_up(const struct fs_root_id *r, int dirfd)
 	}
 	if (fd != dirfd)
 		close(fd);
-	return r_;
+	return ret;
 }
 
+/*
+ * As fsuid 0, as a reopen by name is (fuse_inode_name.c): a request may
+ * run as a client who may not search the directory, and the question is
+ * the server's, not the client's.
+ */
 int fs_dir_inside(const struct fs_root_id *r, int dirfd)
 {
+	uid_t was = (uid_t)setfsuid(0);
 	struct stat st;
+	int ret;
 
 	if (!r->mount_root)
-		return walk_up(r, dirfd);
+		ret = walk_up(r, dirfd);
 	/* The kernel's path_connected(): ".." of a directory moved out of the mount is ENOENT. */
-	if (fstatat(dirfd, "..", &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return 0;
-	return errno == ENOENT ? -ESTALE : -errno;
+	else if (fstatat(dirfd, "..", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		ret = 0;
+	else
+		ret = errno == ENOENT ? -ESTALE : -errno;
+	if (was != 0)
+		setfsuid(was);
+	return ret;
 }
