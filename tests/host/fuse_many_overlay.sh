@@ -20,13 +20,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/server_pid.inc"
 . "$HERE/many_walk.inc"
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root to mount(2) FUSE, tmpfs and overlayfs"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
-grep -qw fuse /proc/filesystems || skip "kernel has no FUSE"
-[ -x "$STAINLESS" ] || skip "no stainless binary at $STAINLESS (build first)"
-command -v cc >/dev/null || skip "no C compiler for the helper"
-command -v prlimit >/dev/null || skip "no prlimit (util-linux)"
+need_fuse_root "FUSE, tmpfs and overlayfs"
 
 T=$(mktemp -d /tmp/fuse_many_ovl.XXXXXX)
 LOW=$T/low UP=$T/up OVL=$T/ovl MNT=$T/mnt

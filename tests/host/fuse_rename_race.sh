@@ -18,16 +18,11 @@ set -u
 : "${STAINLESS:=$(pwd)/build/stainless}"
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/server_pid.inc"
+. "$HERE/many_walk.inc"
 SECS=${RENAME_RACE_SECONDS:-8}
-NOFILE=4096 NBIG=20000
+NBIG=20000
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root to mount(2) FUSE and tmpfs"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
-grep -qw fuse /proc/filesystems || skip "kernel has no FUSE"
-[ -x "$STAINLESS" ] || skip "no stainless binary at $STAINLESS (build first)"
-command -v cc >/dev/null || skip "no C compiler for the helper"
-command -v prlimit >/dev/null || skip "no prlimit (util-linux)"
+need_fuse_root "FUSE and tmpfs"
 
 T=$(mktemp -d /tmp/fuse_race.XXXXXX)
 B=$T/base MNT=$T/mnt
@@ -42,11 +37,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-
-FAILS=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; FAILS=$((FAILS + 1)); }
-check() { d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
 
 mount -t tmpfs -o size=512m stainless-race "$B" || skip "cannot mount a tmpfs"
 cc -O2 -o "$T/rename_race" "$HERE/rename_race.c" &&
