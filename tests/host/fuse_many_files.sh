@@ -40,11 +40,4 @@ PID=$!
 wait_mount "$MNT" "$T/err"
 walk_tree "$MNT" $((1 + NDIRS + NDIRS * NFILES))
 walk_after "$MNT" "$PID"
-check "nothing on stderr" [ ! -s "$T/err" ]
-[ -s "$T/err" ] && head -n 3 "$T/err"
-
-kill -TERM "$PID"
-wait "$PID"; rc=$?
-PID=
-check "SIGTERM exits 0" [ $rc -eq 0 ]
-[ $FAILS -eq 0 ]
+walk_end
