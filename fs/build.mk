@@ -4,6 +4,6 @@
 # roles, ring restrictions, parked waits and the NOWAIT-then-io_uring I/O
 # ladder.
 LIB_SRCS += fs/creds.c fs/fs_fdbudget.c fs/fs_fair.c fs/fs_thread.c fs/fs_uring.c fs/fs_options.c fs/fs_park.c \
-            fs/fs_io.c fs/fs_xattr.c fs/resolve.c
+            fs/fs_io.c fs/fs_xattr.c fs/resolve.c fs/fs_inside.c
 UNIT_TESTS += test_fs_xattr test_uring test_fs_park test_fs_fair
 include fs/fuse/build.mk fs/9p/build.mk

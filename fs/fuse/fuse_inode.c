@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fs/fs_fdbudget.h"
@@ -210,21 +211,29 @@ int fuse_itable_set_root(struct fuse_itable *t, int fd, const struct stat *st)
 	return 0;
 }
 
+/* Under mu: the hashed inode with these numbers, or NULL. */
+static struct fuse_inode *hashed_at(struct fuse_itable *t, dev_t dev, ino_t ino_nr)
+{
+	for (uint32_t i = t->buckets[hash_key(t, dev, ino_nr)]; i; i = ino_at(t, i)->hash_next) {
+		struct fuse_inode *ino = ino_at(t, i);
+
+		if (ino->dev == dev && ino->ino == ino_nr)
+			return ino;
+	}
+	return NULL;
+}
+
 /* Under mu: the known inode for st, with a reference (and a lookup, if count). */
 static struct fuse_inode *find_known(struct fuse_itable *t, const struct stat *st, bool count)
 {
-	for (uint32_t i = t->buckets[hash_key(t, st->st_dev, st->st_ino)]; i;
-	     i = ino_at(t, i)->hash_next) {
-		struct fuse_inode *ino = ino_at(t, i);
+	struct fuse_inode *ino = hashed_at(t, st->st_dev, st->st_ino);
 
-		if (ino->dev == st->st_dev && ino->ino == st->st_ino) {
-			ino->nlookup += count;
-			/* Hashed means the table holds a reference: this cannot fail. */
-			fuse_slot_ref(&ino->slot);
-			return ino;
-		}
+	if (ino) {
+		ino->nlookup += count;
+		/* Hashed means the table holds a reference: this cannot fail. */
+		fuse_slot_ref(&ino->slot);
 	}
-	return NULL;
+	return ino;
 }
 
 /* A known inode found again by name: its place follows, fd may refill its cache. */
@@ -287,6 +296,39 @@ known:
 	known_again(t, ino, fd, parent, name);
 	*out = ino;
 	return 0;
+}
+
+/*
+ * The object behind an fd the inode holds is the inode, whatever its
+ * numbers say now: an overlayfs copy-up (the server's own write open,
+ * chmod or setxattr of a lower file) gives it the upper layer's birth
+ * time, and without a constant inode number (xino, samefs) its st_ino
+ * too, while every fd on it stays valid. The table follows, so
+ * that reopening it by name later checks against what the name now
+ * leads to instead of answering ESTALE. Left as it was when another
+ * inode already has the new numbers (that one was looked up since).
+ */
+void fuse_inode_rekey(struct fuse_itable *t, struct fuse_inode *ino, int fd)
+{
+	struct statx sx;
+	dev_t dev;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+		  STATX_TYPE | STATX_INO | STATX_BTIME, &sx) < 0 ||
+	    (sx.stx_mode & S_IFMT) != ino->type)
+		return;
+	dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	pthread_mutex_lock(&t->mu);
+	if (dev == ino->dev && sx.stx_ino == ino->ino) {
+		ino->btag = fuse_inode_btag(&sx); /* the copy's birth time, same numbers */
+	} else if (ino->hashed && !hashed_at(t, dev, sx.stx_ino)) {
+		hash_remove(t, ino);
+		ino->dev = dev;
+		ino->ino = sx.stx_ino;
+		ino->btag = fuse_inode_btag(&sx);
+		hash_insert(t, ino);
+	}
+	pthread_mutex_unlock(&t->mu);
 }
 
 struct fuse_inode *fuse_inode_find(struct fuse_itable *t, const struct stat *st)

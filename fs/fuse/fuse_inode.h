@@ -163,6 +163,13 @@ void fuse_inode_moved(struct fuse_itable *t, struct fuse_inode *ino,
  */
 void fuse_inode_unlinked(struct fuse_itable *t, struct fuse_inode *ino, struct fuse_ifd *f);
 
+/*
+ * fd, held for ino, now shows other numbers (an overlayfs copy-up): ino
+ * takes them, so a reopen by name checks against the copy. Nothing when
+ * they are the same or another inode has them.
+ */
+void fuse_inode_rekey(struct fuse_itable *t, struct fuse_inode *ino, int fd);
+
 /* A referenced inode for nodeid, or NULL if it names none. */
 struct fuse_inode *fuse_inode_get(struct fuse_itable *t, uint64_t nodeid);
 void fuse_inode_ref(struct fuse_inode *ino);

@@ -46,12 +46,20 @@ uint32_t fuse_inode_btag(const struct statx *sx)
 	return (uint32_t)(b ^ b >> 32) | 1; /* never 0, which means "none" */
 }
 
+/* What a reopened object is checked by, read under the table mutex (a copy-up rekeys). */
+struct ikey {
+	dev_t dev;
+	ino_t ino;
+	uint32_t btag;
+	mode_t type;
+};
+
 /*
  * Whether the object fd names is ino itself: same device, inode number
  * and type, and the same birth time where both have one (an inode number
  * the file system gave again to a new file).
  */
-static bool same_object(int fd, const struct fuse_inode *ino)
+static bool same_object(int fd, const struct ikey *ino)
 {
 	struct statx sx;
 
@@ -71,7 +79,7 @@ static bool same_object(int fd, const struct fuse_inode *ino)
  * capabilities again for a request running as a client's fsuid: the name
  * is the server's own, only what the fd is used for runs as the client.
  */
-static int open_verified(int dirfd, const char *name, const struct fuse_inode *ino)
+static int open_verified(int dirfd, const char *name, const struct ikey *ino)
 {
 	uid_t was = (uid_t)setfsuid(0);
 	int fd = fs_open_beneath(dirfd, name, O_PATH, 0);
@@ -98,15 +106,16 @@ static int parent_of(struct fuse_itable *t, struct fuse_inode *ino, struct fuse_
 	return *parent ? 0 : -ESTALE;
 }
 
-/* ino's name, when its parent is still dir (-ESTALE: moved or unlinked meanwhile). */
+/* ino's name and key, when its parent is still dir (-ESTALE: moved or unlinked meanwhile). */
 static int name_in(struct fuse_itable *t, struct fuse_inode *ino, const struct fuse_inode *dir,
-		   char name[NAME_MAX + 1])
+		   char name[NAME_MAX + 1], struct ikey *key)
 {
 	int r = -ESTALE;
 
 	pthread_mutex_lock(&t->mu);
 	if (ino->name && ino->parent == dir) {
 		snprintf(name, NAME_MAX + 1, "%s", ino->name);
+		*key = (struct ikey){ ino->dev, ino->ino, ino->btag, ino->type };
 		r = 0;
 	}
 	pthread_mutex_unlock(&t->mu);
@@ -165,6 +174,7 @@ static int reopen(struct fuse_itable *t, struct fuse_inode *ino, struct fuse_ifd
 	struct fuse_inode *cur = ino;
 	struct fuse_ifd at;
 	char name[NAME_MAX + 1];
+	struct ikey key;
 	int r = 0;
 
 	fuse_slot_ref(&cur->slot);
@@ -181,10 +191,10 @@ static int reopen(struct fuse_itable *t, struct fuse_inode *ino, struct fuse_ifd
 		}
 	}
 	for (size_t i = c.n; r == 0 && i-- > 0;) {
-		int fd = name_in(t, c.v[i], at.ino, name);
+		int fd = name_in(t, c.v[i], at.ino, name, &key);
 
 		if (fd == 0)
-			fd = open_verified(at.fd, name, c.v[i]);
+			fd = open_verified(at.fd, name, &key);
 		fuse_inode_fd_put(&at);
 		if (fd < 0)
 			r = fd;

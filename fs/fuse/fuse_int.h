@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "fs/fs_inside.h"
 #include "fs/fs_park.h"
 #include "fs/fuse/fuse_handle.h"
 #include "fs/fuse/fuse_inode.h"
@@ -63,6 +64,7 @@ struct fuse_server {
 	struct fuse_itable it;
 	struct fuse_htable ht;
 	dev_t root_dev;
+	struct fs_root_id root_id; /* directories moved out of the share answer ESTALE */
 	_Atomic bool initialized;
 	pthread_mutex_t init_mu;
 	/* What INIT negotiated (written before initialized is set). */

@@ -197,7 +197,10 @@ static int do_rename(struct fuse_call *c, uint64_t newdir, uint32_t flags,
 		return -ENOENT;
 	if (!S_ISDIR(nd->type))
 		r = -ENOTDIR;
-	else if ((r = fuse_inode_fd(&c->srv->it, nd, &nfd)) == 0) {
+	else if ((r = fuse_inode_fd(&c->srv->it, nd, &nfd)) == 0 &&
+		 (r = fs_dir_inside(&c->srv->root_id, nfd.fd)) < 0)
+		fuse_inode_fd_put(&nfd);
+	else if (r == 0) {
 		struct fuse_ifd vf;
 		struct fuse_inode *moved = named(c->srv, c->fd, oldname, NULL);
 		struct fuse_inode *victim = named(c->srv, nfd.fd, newname, &vf);

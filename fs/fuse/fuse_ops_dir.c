@@ -290,9 +290,11 @@ static int do_readdir(struct fuse_call *c, bool plus)
 	h = fuse_handle_get(&c->srv->ht, in.fh);
 	if (!h)
 		return -EBADF;
-	if (!S_ISDIR(h->inode->type)) {
+	/* A directory opened inside and moved out since lists nothing more. */
+	r = S_ISDIR(h->inode->type) ? fs_dir_inside(&c->srv->root_id, h->fd) : -ENOTDIR;
+	if (r) {
 		fuse_handle_put(&c->srv->ht, h, &c->srv->it);
-		return -ENOTDIR;
+		return r;
 	}
 	size = in.size;
 	if (size > c->outcap - hl)
@@ -311,6 +313,9 @@ static int do_readdir(struct fuse_call *c, bool plus)
 	dir_last.ahead = !r && full;
 	dir_last.srv = c->srv;
 	dir_last.fh = in.fh;
+	/* Asked again: names read while it was being moved out are not sent. */
+	if (!r && (r = fs_dir_inside(&c->srv->root_id, h->fd)) < 0)
+		fuse_dir_rest_free(h);
 	if (!r)
 		r = fuse_reply_hdr(c->req, c->h.unique, pos);
 	pthread_mutex_unlock(&h->dir_mu);

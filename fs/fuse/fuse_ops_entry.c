@@ -173,6 +173,13 @@ int fuse_op_lookup(struct fuse_call *c)
 	if (!S_ISDIR(c->ino->type))
 		return -ENOTDIR;
 	r = fuse_lookup_entry(c->srv, c->ino, c->fd, name, &e);
+	/*
+	 * Asked again after the lookup (dispatch asked before): a directory
+	 * moved out of the share between the two gives the client nothing
+	 * found there. One moved out and back within the lookup is not seen.
+	 */
+	if (!r && (r = fs_dir_inside(&c->srv->root_id, c->fd)) < 0)
+		fuse_inode_forget(&c->srv->it, e.nodeid, 1);
 	return r ? r : fuse_reply(c, &e, sizeof(e));
 }
 
@@ -427,6 +434,7 @@ int fuse_op_setattr(struct fuse_call *c)
 		if (r)
 			goto out;
 	}
+	fuse_inode_rekey(&c->srv->it, c->ino, c->fd); /* an overlayfs copy-up */
 	r = reply_attr(c);
 out:
 	if (h)
@@ -539,6 +547,7 @@ int fuse_op_setxattr(struct fuse_call *c)
 	proc_path(c, path, sizeof(path));
 	if (setxattr(path, name, c->arg + off, in.size, (int)in.flags) < 0)
 		return -errno;
+	fuse_inode_rekey(&c->srv->it, c->ino, c->fd); /* an overlayfs copy-up */
 	return fuse_reply(c, NULL, 0);
 }
 

@@ -72,6 +72,8 @@ int fuse_op_open(struct fuse_call *c)
 			return r;
 		}
 	}
+	if ((fl & O_ACCMODE) != O_RDONLY || (fl & O_TRUNC))
+		fuse_inode_rekey(&c->srv->it, c->ino, fd); /* an overlayfs copy-up */
 	r = fuse_handle_add(&c->srv->ht, fd, fl, c->ino, &out.fh);
 	if (r)
 		return r;

@@ -147,6 +147,7 @@ enum {
 	F_CREDS = 1 << 1,   /* runs as the caller */
 	F_NOREPLY = 1 << 2, /* the client expects no answer, even on error */
 	F_NOINODE = 1 << 3, /* nodeid is not an inode of ours */
+	F_NAMES = 1 << 4,   /* names in the directory nodeid: it must be inside the share */
 };
 
 struct fuse_op_desc {
@@ -158,24 +159,24 @@ struct fuse_op_desc {
 static const struct fuse_op_desc ops[] = {
 	[FUSE_INIT] = { fuse_op_init, 16, F_NOINODE },
 	[FUSE_DESTROY] = { fuse_op_destroy, 0, F_NOINODE },
-	[FUSE_LOOKUP] = { fuse_op_lookup, 2, F_CREDS },
+	[FUSE_LOOKUP] = { fuse_op_lookup, 2, F_CREDS | F_NAMES },
 	[FUSE_FORGET] = { fuse_op_forget, sizeof(struct fuse_forget_in), F_NOREPLY | F_NOINODE },
 	[FUSE_BATCH_FORGET] = { fuse_op_batch_forget, sizeof(struct fuse_batch_forget_in),
 				F_NOREPLY | F_NOINODE },
 	[FUSE_GETATTR] = { fuse_op_getattr, sizeof(struct fuse_getattr_in), 0 },
 	[FUSE_SETATTR] = { fuse_op_setattr, sizeof(struct fuse_setattr_in), F_MOD | F_CREDS },
 	[FUSE_READLINK] = { fuse_op_readlink, 0, 0 },
-	[FUSE_SYMLINK] = { fuse_op_symlink, 4, F_MOD | F_CREDS },
-	[FUSE_MKNOD] = { fuse_op_mknod, sizeof(struct fuse_mknod_in) + 2, F_MOD | F_CREDS },
-	[FUSE_MKDIR] = { fuse_op_mkdir, sizeof(struct fuse_mkdir_in) + 2, F_MOD | F_CREDS },
-	[FUSE_UNLINK] = { fuse_op_unlink, 2, F_MOD | F_CREDS },
-	[FUSE_RMDIR] = { fuse_op_rmdir, 2, F_MOD | F_CREDS },
-	[FUSE_RENAME] = { fuse_op_rename, sizeof(struct fuse_rename_in) + 4, F_MOD | F_CREDS },
-	[FUSE_RENAME2] = { fuse_op_rename2, sizeof(struct fuse_rename2_in) + 4, F_MOD | F_CREDS },
-	[FUSE_LINK] = { fuse_op_link, sizeof(struct fuse_link_in) + 2, F_MOD | F_CREDS },
+	[FUSE_SYMLINK] = { fuse_op_symlink, 4, F_MOD | F_CREDS | F_NAMES },
+	[FUSE_MKNOD] = { fuse_op_mknod, sizeof(struct fuse_mknod_in) + 2, F_MOD | F_CREDS | F_NAMES },
+	[FUSE_MKDIR] = { fuse_op_mkdir, sizeof(struct fuse_mkdir_in) + 2, F_MOD | F_CREDS | F_NAMES },
+	[FUSE_UNLINK] = { fuse_op_unlink, 2, F_MOD | F_CREDS | F_NAMES },
+	[FUSE_RMDIR] = { fuse_op_rmdir, 2, F_MOD | F_CREDS | F_NAMES },
+	[FUSE_RENAME] = { fuse_op_rename, sizeof(struct fuse_rename_in) + 4, F_MOD | F_CREDS | F_NAMES },
+	[FUSE_RENAME2] = { fuse_op_rename2, sizeof(struct fuse_rename2_in) + 4, F_MOD | F_CREDS | F_NAMES },
+	[FUSE_LINK] = { fuse_op_link, sizeof(struct fuse_link_in) + 2, F_MOD | F_CREDS | F_NAMES },
 	[FUSE_OPEN] = { fuse_op_open, sizeof(struct fuse_open_in), F_CREDS },
-	[FUSE_CREATE] = { fuse_op_create, sizeof(struct fuse_create_in) + 2, F_MOD | F_CREDS },
-	[FUSE_TMPFILE] = { fuse_op_tmpfile, sizeof(struct fuse_create_in), F_MOD | F_CREDS },
+	[FUSE_CREATE] = { fuse_op_create, sizeof(struct fuse_create_in) + 2, F_MOD | F_CREDS | F_NAMES },
+	[FUSE_TMPFILE] = { fuse_op_tmpfile, sizeof(struct fuse_create_in), F_MOD | F_CREDS | F_NAMES },
 	[FUSE_READ] = { fuse_op_read, sizeof(struct fuse_read_in), F_NOINODE },
 	[FUSE_WRITE] = { fuse_op_write, sizeof(struct fuse_write_in), F_MOD | F_NOINODE },
 	[FUSE_STATFS] = { fuse_op_statfs, 0, 0 },
@@ -186,7 +187,7 @@ static const struct fuse_op_desc ops[] = {
 	[FUSE_GETXATTR] = { fuse_op_getxattr, sizeof(struct fuse_getxattr_in) + 2, F_CREDS },
 	[FUSE_LISTXATTR] = { fuse_op_listxattr, sizeof(struct fuse_getxattr_in), F_CREDS },
 	[FUSE_REMOVEXATTR] = { fuse_op_removexattr, 2, F_MOD | F_CREDS },
-	[FUSE_OPENDIR] = { fuse_op_opendir, sizeof(struct fuse_open_in), F_CREDS },
+	[FUSE_OPENDIR] = { fuse_op_opendir, sizeof(struct fuse_open_in), F_CREDS | F_NAMES },
 	[FUSE_READDIR] = { fuse_op_readdir, sizeof(struct fuse_read_in), F_NOINODE },
 	/* Its lookups run as the caller: no attributes past a missing x bit. */
 	[FUSE_READDIRPLUS] = { fuse_op_readdirplus, sizeof(struct fuse_read_in), F_NOINODE | F_CREDS },
@@ -224,6 +225,9 @@ static int dispatch(struct fuse_call *c, const struct fuse_op_desc *d)
 		if (r)
 			goto out;
 		c->fd = c->ino_fd.fd;
+		if ((d->flags & F_NAMES) && S_ISDIR(c->ino->type) &&
+		    (r = fs_dir_inside(&s->root_id, c->fd)) < 0)
+			goto out;
 	}
 	if ((d->flags & F_CREDS) && (c->h.uid || c->h.gid || c->ngroups)) {
 		r = fs_creds_set(c->h.uid, c->h.gid, c->groups, c->ngroups);
@@ -398,6 +402,9 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 		goto err_fd;
 	}
 	s->root_dev = st.st_dev;
+	r = fs_root_id_init(&s->root_id, fd);
+	if (r)
+		goto err_fd;
 	/* The share's own fds count too: many shares, one budget. */
 	r = fs_fd_charge();
 	if (r)
