@@ -19,8 +19,8 @@
 
 #include "fs/fs_req.h"
 #include "fs/fuse/fuse_server.h"
-#include "fs/fs_thread.h"
-#include "fs/fs_uring.h"
+#include "base/thread.h"
+#include "base/uring.h"
 
 /* The kernel ABI (include/uapi/linux/fuse.h, protocol 7.42), for older headers. */
 #ifndef FUSE_URING_IN_OUT_HEADER_SZ

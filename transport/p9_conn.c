@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "fs/fs_fdbudget.h"
-#include "fs/fs_thread.h"
+#include "base/thread.h"
 #include "fs/9p/p9_wire.h"
 
 struct p9_conn {

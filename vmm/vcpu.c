@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fs/fs_thread.h"
+#include "base/thread.h"
 #include "vmm/boot.h"
 #include "vmm/layout.h"
 

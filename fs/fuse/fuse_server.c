@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "fs/fs_fdbudget.h"
-#include "fs/creds.h"
+#include "base/creds.h"
 #include "fs/resolve.h"
 
 bool fuse_server_io_uring(const struct fuse_server *s)

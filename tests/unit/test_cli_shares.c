@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `stainless run --fs/--9p TAG=DIR,options` (vmm/cli.c) and the parsers
+ * `stainless run --fs/--9p TAG=DIR,options` (cmd/run_cli.c) and the parsers
  * behind them (fs/fs_options.c): every share option, every malformed spec
  * refused with a reason naming the option, parse_size edge cases.
  */
@@ -16,8 +16,7 @@
 #include "fs/fs_options.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/cli_util.h"
-#include "vmm/cli.h"
-#include "vmm/vm.h"
+#include "cmd/run_cli.h"
 
 /* ---- --fs and --9p ----------------------------------------------------- */
 

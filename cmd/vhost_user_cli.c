@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `stainless vhost-user-fs` argument parsing (see vhost_user_cli.h). */
-#include "transport/vhost_user_cli.h"
+#include "cmd/vhost_user_cli.h"
 
 #include <errno.h>
 #include <getopt.h>

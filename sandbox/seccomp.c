@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Per-role seccomp programs, the options, and the SIGSYS report (see seccomp.h). */
-#include "vmm/seccomp.h"
+#include "sandbox/seccomp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "vmm/seccomp_policy.h"
+#include "sandbox/seccomp_policy.h"
 
 #define SC_NAMES_MAX 512   /* x86_64 syscall numbers are below this */
 

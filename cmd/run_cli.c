@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* `stainless run` argument parsing (see cli.h). */
-#include "vmm/cli.h"
+/* `stainless run` argument parsing (see run_cli.h). */
+#include "cmd/run_cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -147,13 +147,13 @@ static int parse_console(const char *arg, struct vm_config *cfg, char *err, size
 	return 0;
 }
 
-int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
+int cli_parse_run(int argc, char **argv, struct vm_config *cfg, struct sandbox_opts *sbo,
 		  char *err, size_t errlen)
 {
 	int c, rc, idx = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
-	sandbox_opts_init(&cfg->sandbox);
+	sandbox_opts_init(sbo);
 	cfg->mem = VM_MEM_DEFAULT;
 	cfg->cpus = 1;
 	cfg->console = CONSOLE_STDIO;
@@ -200,7 +200,7 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 			cfg->stats = true;
 			break;
 		case OPT_SANDBOX:
-			if (sandbox_opt(&cfg->sandbox, run_opts[idx].name, optarg, err, errlen) < 0)
+			if (sandbox_opt(sbo, run_opts[idx].name, optarg, err, errlen) < 0)
 				return -EINVAL;
 			break;
 		case 'h':
@@ -218,16 +218,4 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 	if (!cfg->kernel)
 		return fail(err, errlen, "--kernel PATH is required");
 	return 0;
-}
-
-int cli_run_err(int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("stainless run: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return rc;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* virtiofsd's option words (see vhost_user_opts.h; the table: docs/virtiofsd-options.md). */
-#include "transport/vhost_user_opts.h"
+#include "cmd/vhost_user_opts.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -6,12 +6,12 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "cmd/fuse_mount.h"
+#include "cmd/p9_serve.h"
+#include "cmd/run.h"
+#include "cmd/vhost_user_fs.h"
 #include "sandbox/sandbox.h"
-#include "transport/fuse_mount.h"
-#include "transport/p9_serve.h"
-#include "transport/vhost_user_fs.h"
-#include "vmm/seccomp.h"
-#include "vmm/vm.h"
+#include "sandbox/seccomp.h"
 
 static void usage(FILE *f)
 {
@@ -82,7 +82,7 @@ static void open_kill_report(void)
 static int run_command(const char *cmd, int argc, char **argv)
 {
 	if (strcmp(cmd, "run") == 0)
-		return vm_run_main(argc, argv);
+		return run_main(argc, argv);
 	if (strcmp(cmd, "fuse-mount") == 0)
 		return fuse_mount_main(argc, argv);
 	if (strcmp(cmd, "9p-serve") == 0)

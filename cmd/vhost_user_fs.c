@@ -8,7 +8,7 @@
  * disconnects, with every ring stopped, every fd closed and the guest's
  * memory unmapped.
  */
-#include "transport/vhost_user_fs.h"
+#include "cmd/vhost_user_fs.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -26,10 +26,10 @@
 
 #include "devices/virtio_fs.h"
 #include "fs/fs_fdbudget.h"
-#include "fs/fs_thread.h"
+#include "base/thread.h"
 #include "sandbox/sandbox.h"
 #include "transport/unix_listen.h"
-#include "transport/vhost_user_cli.h"
+#include "cmd/vhost_user_cli.h"
 #include "transport/vhost_user_dev.h"
 
 #define PREFIX "stainless: vhost-user-fs: "
@@ -188,7 +188,7 @@ static int sandbox(const struct vu_fs_config *c, struct sandbox *sb, int *code)
 /*
  * The share, the listening socket and the device exist and no frontend
  * message has been read: from here this thread only serves the frontend,
- * under the vhost-user role's filter (vmm/main.c built the filters from
+ * under the vhost-user role's filter (cmd/main.c built the filters from
  * --seccomp before the command started; with none this installs nothing).
  */
 static int contain(const struct vu_fs_config *c)
