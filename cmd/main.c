@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "base/fail.h"
 #include "cmd/fuse_mount.h"
 #include "cmd/p9_serve.h"
 #include "cmd/run.h"
@@ -106,6 +107,7 @@ static int command(const char *cmd, int argc, char **argv)
 	};
 	int rc;
 
+	fail_set_command(cmd); /* every set-up error line names the command */
 	for (unsigned i = 0; i < sizeof(confined) / sizeof(confined[0]); i++) {
 		if (strcmp(cmd, confined[i].name) != 0)
 			continue;
