@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/exit.h"
+#include "base/fail.h"
 #include "fs/fs_fdbudget.h"
 #include "fs/fs_options.h"
 #include "fs/fuse/fuse_server.h"
@@ -29,9 +31,7 @@
 
 static int usage(const char *why, const char *what)
 {
-	fprintf(stderr, "stainless: fuse-mount: %s%s%s\n", why, what ? ": " : "",
-		what ? what : "");
-	return 2;
+	return fail(EXIT_USAGE, "%s%s%s", why, what ? ": " : "", what ? what : "");
 }
 
 /* --sandbox, --uid-map...: 1 when a is one (taken or refused: *r), else 0. */
@@ -118,16 +118,15 @@ static int parse_args(int argc, char **argv, struct fs_options *o, struct sandbo
 static int check_dir(const char *what, const char *path)
 {
 	struct stat st;
-	char msg[64];
 
-	if (stat(path, &st) < 0) {
-		snprintf(msg, sizeof(msg), "%s %s", what, strerror(errno));
-		return usage(msg, path);
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(msg, sizeof(msg), "%s is not a directory", what);
-		return usage(msg, path);
-	}
+	/* What a killed server leaves: the mount stays, its connection is gone. */
+	if (stat(path, &st) < 0 && errno == ENOTCONN)
+		return fail(EXIT_FAILED, "%s %s: %s: a FUSE server that was killed left it; "
+			    "clear it with fusermount3 -u -z %s", what, path, strerror(errno), path);
+	if (stat(path, &st) < 0)
+		return fail(EXIT_USAGE, "%s %s: %s", what, path, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return fail(EXIT_USAGE, "%s %s: not a directory", what, path);
 	return 0;
 }
 
@@ -161,9 +160,9 @@ int fuse_mount_main(int argc, char **argv)
 		return r;
 	want_uring = uring && fuse_uring_enabled();
 	if (uring && !want_uring)
-		fprintf(stderr, "stainless: fuse-mount: --uring: this kernel does not offer FUSE "
+		fail(0, "--uring: this kernel does not offer FUSE "
 			"over io_uring (fuse module parameter enable_uring); serving through "
-			"/dev/fuse\n");
+			"/dev/fuse");
 	(void)fuse_uring_queues(); /* read from /sys now, while /sys is there */
 	/* The mount in the host's namespace, before the sandbox's fork. */
 	fd = fuse_mountpoint_open(&mp, mnt, FUSE_SERVER_MAX_WRITE);
@@ -194,7 +193,7 @@ int fuse_mount_main(int argc, char **argv)
 		r = fuse_server_create_params(&srv, sandbox_path(&sb, dir), &o,
 					      &(struct fuse_server_params){ .io_uring = want_uring });
 		if (r)
-			fprintf(stderr, "stainless: fuse-mount: %s: %s\n", dir, strerror(-r));
+			fail(0, "%s: %s", dir, strerror(-r));
 	}
 	if (r) {
 		if (sb.opts.mode != SANDBOX_NAMESPACE)

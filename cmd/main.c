@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "base/exit.h"
 #include "base/fail.h"
 #include "cmd/fuse_mount.h"
 #include "cmd/p9_serve.h"
@@ -53,16 +54,14 @@ static int seccomp_options(enum sc_command cmd, const char *name, int *argc, cha
 	char err[256];
 
 	if (sc_take_args(argc, argv, &o, err, sizeof(err)) < 0) {
-		fprintf(stderr, "stainless %s: %s\n", name, err);
-		return 2;
+		return fail(EXIT_USAGE, "%s", err);
 	}
 	if (o.print_role) {
 		sc_print_role(stdout, cmd, (enum fs_role)sc_role_by_name(o.print_role), o.mode);
 		return 0;
 	}
 	if (sc_setup(cmd, o.mode, err, sizeof(err)) < 0) {
-		fprintf(stderr, "stainless %s: seccomp: %s\n", name, err);
-		return 1;
+		return fail(EXIT_FAILED, "seccomp: %s", err);
 	}
 	return -1;
 }
@@ -90,8 +89,8 @@ static int run_command(const char *cmd, int argc, char **argv)
 		return p9_serve_main(argc, argv);
 	if (strcmp(cmd, "vhost-user-fs") == 0)
 		return vhost_user_fs_main(argc, argv);
-	fprintf(stderr, "stainless: unknown command '%s' (try stainless --help)\n", cmd);
-	return 2;
+	fail_set_command(NULL);
+	return fail(EXIT_USAGE, "unknown command '%s' (try stainless --help)", cmd);
 }
 
 /*
@@ -116,7 +115,8 @@ static int command(const char *cmd, int argc, char **argv)
 			return rc;
 		sandbox_on_supervise(open_kill_report);
 	}
-	rc = run_command(cmd, argc, argv);
+	/* Every command's result becomes an exit code here and nowhere else. */
+	rc = exit_status(run_command(cmd, argc, argv));
 	/*
 	 * The sandbox's supervisor learns a server's death from its exit code:
 	 * 128 + SIGSYS is a seccomp kill, whose audit record names the call.

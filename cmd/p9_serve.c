@@ -45,6 +45,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/exit.h"
+#include "base/fail.h"
 #include "base/thread.h"
 #include "fs/fs_fdbudget.h"
 #include "fs/fs_options.h"
@@ -60,20 +62,6 @@ static void usage(FILE *f)
 	      " [--readonly] [--devices] [--xattr-map] [--poll USEC]"
 	      " [--max-connections N] [--max-memory BYTES]\n"
 	      "                          " SANDBOX_USAGE "\n", f);
-}
-
-/* --socket-group: a group name, or a number (which need not have a name). */
-__attribute__((format(printf, 1, 2)))
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("stainless: 9p-serve: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 2;
 }
 
 /* 9p-serve's command line. */
@@ -119,18 +107,18 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 		switch (c) {
 		case 'S':
 			if (sandbox_opt(&a->sbo, longopts[idx].name, optarg, why, sizeof(why)) != 0)
-				return fail("%s", why);
+				return fail(EXIT_USAGE, "%s", why);
 			break;
 		case 's':
 			a->sock = optarg;
 			break;
 		case 'g':
 			if (unix_parse_group(optarg, &a->gid) < 0)
-				return fail("--socket-group must be a group name or number, not '%s'", optarg);
+				return fail(EXIT_USAGE, "--socket-group must be a group name or number, not '%s'", optarg);
 			break;
 		case 'm':
 			if (parse_size(optarg, &n) < 0 || n < P9_MSIZE_MIN || n > P9_MSIZE_MAX)
-				return fail("--msize must be a size between 4096 and 16M, not '%s'", optarg);
+				return fail(EXIT_USAGE, "--msize must be a size between 4096 and 16M, not '%s'", optarg);
 			a->opts.msize = (uint32_t)n;
 			break;
 		case 'r':
@@ -144,32 +132,32 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 			break;
 		case 'p':
 			if (fs_parse_poll(optarg, &a->opts.poll_us) < 0)
-				return fail("--poll must be microseconds, 0 to 10000, not '%s'", optarg);
+				return fail(EXIT_USAGE, "--poll must be microseconds, 0 to 10000, not '%s'", optarg);
 			break;
 		case 'c':
 			if (parse_size(optarg, &n) < 0 || n < 1 || n > 65536)
-				return fail("--max-connections must be 1 to 65536, not '%s'", optarg);
+				return fail(EXIT_USAGE, "--max-connections must be 1 to 65536, not '%s'", optarg);
 			a->max_conns = (unsigned)n;
 			break;
 		case 'M':
 			/* At least two floors: one slot and a pool as large. */
 			if (parse_size(optarg, &n) < 0 || n < 2 * P9_SERVE_MEM_FLOOR || n > (1ull << 40))
-				return fail("--max-memory must be a size from 2M to 1T, not '%s'", optarg);
+				return fail(EXIT_USAGE, "--max-memory must be a size from 2M to 1T, not '%s'", optarg);
 			a->max_mem = n;
 			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
-			return fail("bad option '%s' (usage: 9p-serve --socket PATH DIR [--socket-group GROUP] "
+			return fail(EXIT_USAGE, "bad option '%s' (usage: 9p-serve --socket PATH DIR [--socket-group GROUP] "
 				    "[--msize BYTES] [--readonly] [--devices] [--xattr-map] [--poll USEC] "
 				    "[--max-connections N] [--max-memory BYTES])", argv[optind - 1]);
 		}
 	}
 	if (!a->sock)
-		return fail("%s", "--socket PATH is required");
+		return fail(EXIT_USAGE, "%s", "--socket PATH is required");
 	if (optind != argc - 1)
-		return fail("%s", optind >= argc ? "missing the directory to share"
+		return fail(EXIT_USAGE, "%s", optind >= argc ? "missing the directory to share"
 						 : "exactly one directory to share expected");
 	a->dir = argv[optind];
 	return -1;
@@ -188,7 +176,7 @@ int p9_serve_main(int argc, char **argv)
 	/* The socket where the user asked, before the sandbox hides the path. */
 	lfd = unix_listen(a.sock, a.gid, 64);
 	if (lfd < 0) {
-		fprintf(stderr, "stainless: 9p-serve: cannot listen on '%s': %s\n", a.sock,
+		fail(0, "cannot listen on '%s': %s", a.sock,
 			strerror(-lfd));
 		return 1;
 	}
@@ -207,19 +195,19 @@ int p9_serve_main(int argc, char **argv)
 	fs_fd_raise_nofile(); /* before the budget is first read; best effort */
 	err = p9_server_create(&srv, sandbox_path(&sb, a.dir), &a.opts);
 	if (err < 0) {
-		fprintf(stderr, "stainless: 9p-serve: cannot share '%s': %s\n", a.dir, strerror(-err));
+		fail(0, "cannot share '%s': %s", a.dir, strerror(-err));
 		goto fail;
 	}
 	sfd = p9_serve_signals();
 	if (sfd < 0) {
-		fprintf(stderr, "stainless: 9p-serve: signalfd: %s\n", strerror(errno));
+		fail(0, "signalfd: %s", strerror(errno));
 		goto fail;
 	}
 	struct p9_conns all = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 				.poll_us = a.opts.poll_us };
 	err = p9_conns_init(&all, a.max_conns, a.max_mem);
 	if (err) {
-		fprintf(stderr, "stainless: 9p-serve: %s\n", strerror(-err));
+		fail(0, "%s", strerror(-err));
 		close(sfd);
 		goto fail;
 	}
@@ -238,7 +226,7 @@ int p9_serve_main(int argc, char **argv)
 		close(all.ended_fd);
 	}
 	if (err < 0) {
-		fprintf(stderr, "stainless: 9p-serve: %s\n", strerror(-err));
+		fail(0, "%s", strerror(-err));
 		return 1;
 	}
 	return 0;

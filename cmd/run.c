@@ -7,10 +7,16 @@
  */
 #include "cmd/run.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "base/exit.h"
 #include "base/fail.h"
 #include "cmd/run_cli.h"
 #include "fs/fs_fdbudget.h"
@@ -48,6 +54,39 @@ static int run_lockdown(void *ctx, struct vm_config *cfg)
 	return 0;
 }
 
+/*
+ * What the command line names on the host, checked before the sandbox or
+ * KVM, so the first error names the option it came from ("--fs TAG",
+ * not the sandbox's bind mount). The VM opens them again later; this only
+ * reports early.
+ */
+static int run_check_inputs(const struct vm_config *cfg)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(cfg->kernel, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(-errno, "--kernel %s: %s", cfg->kernel, strerror(errno));
+	close(fd);
+	if (cfg->initrd) {
+		fd = open(cfg->initrd, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return fail(-errno, "--initrd %s: %s", cfg->initrd, strerror(errno));
+		close(fd);
+	}
+	for (unsigned i = 0; i < cfg->nr_shares; i++) {
+		const struct vm_share *sh = &cfg->shares[i];
+		const char *opt = sh->is_9p ? "--9p" : "--fs";
+
+		if (stat(sh->dir, &st) < 0)
+			return fail(-errno, "%s %s: %s: %s", opt, sh->tag, sh->dir, strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return fail(-ENOTDIR, "%s %s: %s: not a directory", opt, sh->tag, sh->dir);
+	}
+	return 0;
+}
+
 int run_main(int argc, char **argv)
 {
 	struct run *r = calloc(1, sizeof(*r));
@@ -66,7 +105,11 @@ int run_main(int argc, char **argv)
 		if (rc < 0)
 			fail(rc, "%s", err);
 		free(r);
-		return rc < 0 ? 2 : 0;
+		return rc < 0 ? EXIT_USAGE : EXIT_OK;
+	}
+	if ((rc = run_check_inputs(&r->cfg)) < 0) {
+		free(r);
+		return rc;
 	}
 	sandbox_init(&r->sandbox, "run", &r->sandbox_opts);
 	for (unsigned i = 0; i < r->cfg.nr_shares; i++)
@@ -74,7 +117,7 @@ int run_main(int argc, char **argv)
 	rc = sandbox_enter(&r->sandbox, &code);
 	if (rc != 0) {
 		free(r);
-		return rc > 0 ? code : 1;
+		return rc > 0 ? code : rc;
 	}
 	fs_fd_raise_nofile(); /* best effort: the shares then just keep fewer fds */
 	rc = vm_run(&r->cfg, &(struct vm_hooks){ .lockdown = run_lockdown, .ctx = &r->sandbox },

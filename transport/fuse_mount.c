@@ -32,6 +32,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/fail.h"
 #include "base/thread.h"
 #include "fs/fuse/fuse_server.h"
 #include "transport/fuse_mountpoint.h"
@@ -128,8 +129,8 @@ static void start_uring(struct reader *rd)
 		return;
 	r = fuse_uring_start(&rd->ch->uring, rd->srv, rd->fd);
 	if (r)
-		fprintf(stderr, "stainless: fuse-mount: io_uring channel: %s; "
-			"serving through /dev/fuse\n", strerror(-r));
+		fail(0, "io_uring channel: %s; "
+			"serving through /dev/fuse", strerror(-r));
 }
 
 static void *reader_main(void *arg)
@@ -148,7 +149,7 @@ static void *reader_main(void *arg)
 			if (errno == EINTR || errno == ENOENT || errno == EAGAIN)
 				continue;
 			if (errno != ENODEV)
-				fprintf(stderr, "stainless: fuse-mount: /dev/fuse: %s\n",
+				fail(0, "/dev/fuse: %s",
 					strerror(errno));
 			break;
 		}
@@ -238,7 +239,7 @@ int fuse_mount_serve(struct fuse_mount_channel *ch, struct fuse_server *srv, int
 	/* From here on this thread only waits, unmounts and joins. */
 	int r = n ? fs_thread_enter(FS_ROLE_CONTROL) : 0;
 	if (r < 0)
-		fprintf(stderr, "stainless: fuse-mount: seccomp: %s\n", strerror(-r));
+		fail(0, "seccomp: %s", strerror(-r));
 	if (n == 0 || r < 0 || sigwait(&set, &sig) != 0)
 		sig = SIGTERM; /* nobody serves: take the mount down */
 	if ((sig == SIGINT || sig == SIGTERM) && mp && (r = fuse_mountpoint_close(mp)) < 0) {
@@ -247,8 +248,8 @@ int fuse_mount_serve(struct fuse_mount_channel *ch, struct fuse_server *srv, int
 		 * the readers wait for requests that will never come: end the
 		 * process, which ends the connection, and say what is left.
 		 */
-		fprintf(stderr, "stainless: fuse-mount: cannot unmount %s: %s; the dead mount "
-			"stays (umount -l %s)\n", mp->real, strerror(-r), mp->real);
+		fail(0, "cannot unmount %s: %s; the dead mount "
+			"stays (umount -l %s)", mp->real, strerror(-r), mp->real);
 		_exit(1);
 	}
 	for (unsigned i = 0; i < n; i++) {

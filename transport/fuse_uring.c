@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/fail.h"
 #include "fs/fs_req.h"
 #include "fs/fuse/fuse_server.h"
 #include "base/thread.h"
@@ -321,7 +322,7 @@ static void *queue_main(void *arg)
 			} else if (cqe->res != -ENOTCONN && cqe->res != -ECONNABORTED &&
 				   cqe->res != -ECANCELED && !logged) {
 				/* The entry is lost; the connection keeps the others. */
-				fprintf(stderr, "stainless: fuse-mount: io_uring queue %u: %s\n",
+				fail(0, "io_uring queue %u: %s",
 					q->qid, strerror(-cqe->res));
 				logged = true;
 			}

@@ -39,6 +39,29 @@ static int get_supported_cpuid(struct kvm *kvm)
 	return 0;
 }
 
+/* The error of opening /dev/kvm, with what the user can do about it. */
+static int open_failed(char *err, unsigned errlen, int rc)
+{
+	const char *fix = "";
+
+	if (rc == -ENOENT || rc == -ENODEV || rc == -ENXIO)
+		fix = ": this host offers no KVM; load kvm_intel or kvm_amd (modprobe), "
+		      "enable virtualisation (VT-x/AMD-V) in the firmware, or inside a VM "
+		      "turn on nested virtualisation";
+	else if (rc == -EACCES || rc == -EPERM)
+		fix = ": join the kvm group (usermod -aG kvm USER, then log in again) "
+		      "or give yourself read-write access to /dev/kvm";
+	snprintf(err, errlen, "/dev/kvm: %s%s", strerror(-rc), fix);
+	return rc;
+}
+
+bool kvm_is_software_pvm(void)
+{
+	/* Its module's name; /dev/kvm itself looks like any other KVM's. */
+	return access("/sys/module/kvm_pvm", F_OK) == 0 &&
+	       access("/sys/module/kvm_intel", F_OK) != 0 && access("/sys/module/kvm_amd", F_OK) != 0;
+}
+
 int kvm_open(struct kvm *kvm, char *err, unsigned errlen)
 {
 	struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
@@ -49,7 +72,7 @@ int kvm_open(struct kvm *kvm, char *err, unsigned errlen)
 	kvm->vm_fd = -1;
 	kvm->sys_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm->sys_fd < 0)
-		return fail(err, errlen, -errno, "/dev/kvm");
+		return open_failed(err, errlen, -errno);
 	rc = ioctl(kvm->sys_fd, KVM_GET_API_VERSION, 0);
 	if (rc != KVM_API_VERSION) {
 		rc = rc < 0 ? -errno : -EINVAL;

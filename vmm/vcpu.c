@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/exit.h"
 #include "base/thread.h"
 #include "vmm/boot.h"
 #include "vmm/layout.h"
@@ -310,7 +311,7 @@ static void *vcpu_thread(void *arg)
 			bool dax = errno == EFAULT && env->has_dax && *env->has_dax;
 			snprintf(why, sizeof(why), "vcpu %u: KVM_RUN: %s%s", v->id, strerror(errno),
 				 dax ? " (a DAX window page past the end of its host file?)" : "");
-			env->stop(env->ctx, 1, why);
+			env->stop(env->ctx, EXIT_FAILED, why);
 			break;
 		}
 		switch (run->exit_reason) {
@@ -322,32 +323,33 @@ static void *vcpu_thread(void *arg)
 				     run->mmio.len, run->mmio.is_write);
 			break;
 		case KVM_EXIT_SHUTDOWN:
-			env->stop(env->ctx, 1, "guest triple fault (the CPU shut down)");
+			env->stop(env->ctx, EXIT_GUEST,
+				  "the guest failed: triple fault (the CPU shut down)");
 			return NULL;
 		case KVM_EXIT_SYSTEM_EVENT:
 			if (run->system_event.type == KVM_SYSTEM_EVENT_CRASH) {
-				env->stop(env->ctx, 1, "guest reported a crash");
+				env->stop(env->ctx, EXIT_GUEST, "the guest failed: it reported a crash");
 			} else {
-				env->stop(env->ctx, 0, NULL);
+				env->stop(env->ctx, EXIT_OK, NULL);
 			}
 			return NULL;
 		case KVM_EXIT_INTERNAL_ERROR:
 			snprintf(why, sizeof(why), "vcpu %u: KVM internal error (suberror %u)",
 				 v->id, run->internal.suberror);
-			env->stop(env->ctx, 1, why);
+			env->stop(env->ctx, EXIT_FAILED, why);
 			return NULL;
 		case KVM_EXIT_FAIL_ENTRY:
 			snprintf(why, sizeof(why), "vcpu %u: VM entry failed (reason %#llx)", v->id,
 				 (unsigned long long)run->fail_entry.hardware_entry_failure_reason);
-			env->stop(env->ctx, 1, why);
+			env->stop(env->ctx, EXIT_FAILED, why);
 			return NULL;
 		case KVM_EXIT_HLT:
-			env->stop(env->ctx, 1, "guest halted with interrupts off");
+			env->stop(env->ctx, EXIT_GUEST, "the guest failed: it halted with interrupts off");
 			return NULL;
 		default:
 			snprintf(why, sizeof(why), "vcpu %u: unexpected KVM exit %u", v->id,
 				 run->exit_reason);
-			env->stop(env->ctx, 1, why);
+			env->stop(env->ctx, EXIT_FAILED, why);
 			return NULL;
 		}
 	}

@@ -122,7 +122,7 @@ static int open_input(const char *what, const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return fail(-errno, "cannot open %s '%s': %s", what, path, strerror(errno));
+		return fail(-errno, "%s %s: %s", what, path, strerror(errno));
 	return fd;
 }
 
@@ -173,11 +173,11 @@ static int vm_load(struct vm *vm)
  */
 static int vm_lockdown(struct vm *vm)
 {
-	vm->kernel_fd = open_input("kernel", vm->cfg->kernel);
+	vm->kernel_fd = open_input("--kernel", vm->cfg->kernel);
 	if (vm->kernel_fd < 0)
 		return vm->kernel_fd;
 	if (vm->cfg->initrd) {
-		vm->initrd_fd = open_input("initrd", vm->cfg->initrd);
+		vm->initrd_fd = open_input("--initrd", vm->cfg->initrd);
 		if (vm->initrd_fd < 0)
 			return vm->initrd_fd;
 	}
@@ -289,7 +289,7 @@ static void vm_teardown(struct vm *vm)
 static int vm_start(struct vm *vm, const struct timespec *t0)
 {
 	sigset_t sigs;
-	char err[256];
+	char err[512];
 	int sfd = -1, rc;
 
 	vm->mem_fd = vm->stop_efd = vm->kernel_fd = vm->initrd_fd = -1;
@@ -297,6 +297,11 @@ static int vm_start(struct vm *vm, const struct timespec *t0)
 		return fail(-EINVAL, "--cpus %u: too many", vm->cfg->cpus);
 	if ((rc = kvm_open(&vm->kvm, err, sizeof(err))) < 0)
 		return fail(rc, "%s", err);
+	/* Said at once: the guest would otherwise fail or hang with no output. */
+	if (kvm_is_software_pvm())
+		fail(0, "warning: this host's KVM is kvm_pvm, a software module that cannot "
+		     "boot an unmodified Linux kernel (tiny guests run); use hardware KVM, "
+		     "or the nested test host (tests/e2e/run)");
 	if (vm->cfg->cpus > (unsigned)vm->kvm.max_vcpus) {
 		rc = fail(-EINVAL, "--cpus %u: this host's KVM allows at most %d",
 			    vm->cfg->cpus, vm->kvm.max_vcpus);
