@@ -74,9 +74,7 @@ static const struct sc_rule base_rules[] = {
 	{ SCMP_SYS(gettid), .why = "glibc's raise and pthread_kill" },
 	/* The tgid is checked in seccomp.c (added with our pid): only our own threads. */
 	{ SCMP_SYS(clock_gettime), .why = "poll windows and timed waits (when the vDSO cannot answer)" },
-	{ SCMP_SYS(clock_nanosleep), .why = "usleep: fuse-mount's forget batching" },
-	{ SCMP_SYS(nanosleep), .why = "usleep on older glibc" },
-	{ SCMP_SYS(restart_syscall), .why = "a sleep resumed after a signal" },
+	{ SCMP_SYS(restart_syscall), .why = "a timed wait (poll, futex) resumed after a signal" },
 	{ SCMP_SYS(sched_getaffinity), .why = "glibc malloc sizes its arena limit from it (the 9th arena)" },
 	{ SCMP_SYS(prctl), 0, 1, { PRCTL(PR_SET_NAME) },
 	  "threads name themselves: the name is the comm of the kernel's seccomp log line" },

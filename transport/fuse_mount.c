@@ -44,10 +44,8 @@
  * the scheduler puts them; the kernel hands each request to one waiting
  * reader. Two, not one: a request that waits on the host (a cold read from
  * a disk) does not hold up the others, and a caller that waits for each
- * answer often finds the next reader where it runs. Same-run A/B
- * (2026-12-01, fio 4k direct, 5 rounds): randread psync 22k IOPS with one
- * reader, 61k with two; randwrite libaio QD16 244k / 224k (noisy, 138k to
- * 269k); README has the bench-fuse table. No directory read-ahead
+ * answer often finds the next reader where it runs (measured same-run:
+ * make bench-fuse; README has the table). No directory read-ahead
  * (fuse_server_idle): a reader blocked in read(2) has no idle moment to
  * give it, and when measured (with the continuation still per thread) it
  * gained nothing (10k entries, 5 rounds: 2.09M vs 2.12M entries/s).
