@@ -32,3 +32,13 @@ int fail(int rc, const char *fmt, ...)
 		fprintf(stderr, "stainless: %s\n", line);
 	return rc;
 }
+
+int fail_msg(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
+}

@@ -9,11 +9,21 @@
 #ifndef STAINLESS_BASE_FAIL_H
 #define STAINLESS_BASE_FAIL_H
 
+#include <stddef.h>
+
 /* "run", "fuse-mount", ...; the string must outlive the process's messages. */
 void fail_set_command(const char *name);
 const char *fail_command(void);
 
 /* One line "stainless CMD: ..." on stderr; returns rc. */
 int fail(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * The same line into err instead, for code that must not print (parsers,
+ * checked by their message in unit tests; code whose caller adds the
+ * context): the caller passes it to fail(). Returns rc.
+ */
+int fail_msg(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

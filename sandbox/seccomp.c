@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/fail.h"
 #include "sandbox/seccomp_policy.h"
 
 #define SC_NAMES_MAX 512   /* x86_64 syscall numbers are below this */
@@ -49,8 +50,7 @@ static int parse_mode(const char *v, enum sc_mode *out)
 
 static int take_fail(char *err, size_t errlen, const char *what, const char *v)
 {
-	snprintf(err, errlen, "%s%s%s", what, v ? " " : "", v ? v : "");
-	return -EINVAL;
+	return fail_msg(err, errlen, -EINVAL, "%s%s%s", what, v ? " " : "", v ? v : "");
 }
 
 /* "--name VALUE" or "--name=VALUE" at argv[*i]: the value, or NULL if it is not that option. */

@@ -11,15 +11,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "base/fail.h"
 #include "vmm/layout.h"
 
 #define KVM_CPUID_MAX_ENTRIES 256
-
-static int fail(char *err, unsigned errlen, int rc, const char *what)
-{
-	snprintf(err, errlen, "%s: %s", what, strerror(-rc));
-	return rc;
-}
 
 static int get_supported_cpuid(struct kvm *kvm)
 {
@@ -81,7 +76,7 @@ int kvm_open(struct kvm *kvm, char *err, unsigned errlen)
 	}
 	kvm->run_size = ioctl(kvm->sys_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if (kvm->run_size <= 0) {
-		rc = fail(err, errlen, -errno, "/dev/kvm: KVM_GET_VCPU_MMAP_SIZE");
+		rc = fail_msg(err, errlen, -errno, "/dev/kvm: KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
 		goto out;
 	}
 	kvm->max_vcpus = ioctl(kvm->sys_fd, KVM_CHECK_EXTENSION, KVM_CAP_MAX_VCPUS);
@@ -98,26 +93,26 @@ int kvm_open(struct kvm *kvm, char *err, unsigned errlen)
 	}
 	rc = get_supported_cpuid(kvm);
 	if (rc < 0) {
-		fail(err, errlen, rc, "/dev/kvm: KVM_GET_SUPPORTED_CPUID");
+		fail_msg(err, errlen, rc, "/dev/kvm: KVM_GET_SUPPORTED_CPUID: %s", strerror(-rc));
 		goto out;
 	}
 	kvm->vm_fd = ioctl(kvm->sys_fd, KVM_CREATE_VM, 0);
 	if (kvm->vm_fd < 0) {
-		rc = fail(err, errlen, -errno, "/dev/kvm: KVM_CREATE_VM");
+		rc = fail_msg(err, errlen, -errno, "/dev/kvm: KVM_CREATE_VM: %s", strerror(errno));
 		goto out;
 	}
 	/* Intel needs these two pages for real-mode emulation; harmless on AMD. */
 	if (ioctl(kvm->vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &idmap) < 0 ||
 	    ioctl(kvm->vm_fd, KVM_SET_TSS_ADDR, (unsigned long)KVM_TSS_ADDR) < 0) {
-		rc = fail(err, errlen, -errno, "KVM_SET_TSS_ADDR");
+		rc = fail_msg(err, errlen, -errno, "KVM_SET_TSS_ADDR: %s", strerror(errno));
 		goto out;
 	}
 	if (ioctl(kvm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0) {
-		rc = fail(err, errlen, -errno, "KVM_CREATE_IRQCHIP");
+		rc = fail_msg(err, errlen, -errno, "KVM_CREATE_IRQCHIP: %s", strerror(errno));
 		goto out;
 	}
 	if (ioctl(kvm->vm_fd, KVM_CREATE_PIT2, &pit) < 0) {
-		rc = fail(err, errlen, -errno, "KVM_CREATE_PIT2");
+		rc = fail_msg(err, errlen, -errno, "KVM_CREATE_PIT2: %s", strerror(errno));
 		goto out;
 	}
 	return 0;
