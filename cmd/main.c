@@ -32,7 +32,7 @@ static void usage(FILE *f)
 	      "                (a drop-in virtiofsd; see stainless vhost-user-fs --help)\n"
 	      "  stainless fuse-mount DIR MOUNTPOINT [FS OPTIONS] [--uring]\n"
 	      "  stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES] [--readonly]\n"
-	      "                     [--devices] [--xattr-map] [--poll USEC]\n"
+	      "                     [--devices] [--xattr-map]\n"
 	      "    FS OPTIONS: [--cache never|auto|always|metadata] [--readonly] [--xattr] [--xattr-map]\n"
 	      "                [--writeback] [--devices]\n"
 	      "  run, fuse-mount and 9p-serve also take [--seccomp kill|log|trap|none] (default kill)\n"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * `stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]
- * [--readonly] [--devices] [--xattr-map] [--poll USEC] [--max-connections N]
+ * [--readonly] [--devices] [--xattr-map] [--max-connections N]
  * [--max-memory BYTES]`: the 9P2000.L server on a Unix
  * stream socket, so clients nobody here wrote (diod's tools, the kernel's
  * trans=unix) can test the same server code the virtio-9p device uses.
@@ -59,7 +59,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]"
-	      " [--readonly] [--devices] [--xattr-map] [--poll USEC]"
+	      " [--readonly] [--devices] [--xattr-map]"
 	      " [--max-connections N] [--max-memory BYTES]\n"
 	      "                          " SANDBOX_USAGE "\n", f);
 }
@@ -131,9 +131,9 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 			a->opts.xattr_map = true;
 			break;
 		case 'p':
-			if (fs_parse_poll(optarg, &a->opts.poll_us) < 0)
-				return fail(EXIT_USAGE, "--poll must be microseconds, 0 to 10000, not '%s'", optarg);
-			break;
+			/* A busy-wait that did not earn its place (transport/p9_conn.c). */
+			return fail(EXIT_USAGE, "--poll is gone: connections sleep until the next "
+				    "request");
 		case 'c':
 			if (parse_size(optarg, &n) < 0 || n < 1 || n > 65536)
 				return fail(EXIT_USAGE, "--max-connections must be 1 to 65536, not '%s'", optarg);
@@ -150,7 +150,7 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 			return 0;
 		default:
 			return fail(EXIT_USAGE, "bad option '%s' (usage: 9p-serve --socket PATH DIR [--socket-group GROUP] "
-				    "[--msize BYTES] [--readonly] [--devices] [--xattr-map] [--poll USEC] "
+				    "[--msize BYTES] [--readonly] [--devices] [--xattr-map] "
 				    "[--max-connections N] [--max-memory BYTES])", argv[optind - 1]);
 		}
 	}
@@ -203,8 +203,7 @@ int p9_serve_main(int argc, char **argv)
 		fail(0, "signalfd: %s", strerror(errno));
 		goto fail;
 	}
-	struct p9_conns all = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
-				.poll_us = a.opts.poll_us };
+	struct p9_conns all = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 	err = p9_conns_init(&all, a.max_conns, a.max_mem);
 	if (err) {
 		fail(0, "%s", strerror(-err));

@@ -125,33 +125,18 @@ static void flush_replies(struct p9_conn *c, const uint8_t *out, size_t *outlen)
 	*outlen = 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * A recv found nothing: returns once fd is readable (or has hung up or
- * failed, which the next recv reports), polling for up to poll_us (--poll)
- * before it sleeps in poll(2). On virtual machines whose idle vCPUs halt,
- * waking a sleeping thread can cost more than the answer. While requests
- * keep coming the recvs alone carry them: no system call per request.
+ * failed, which the next recv reports). While requests keep coming the
+ * recvs alone carry them: no system call per request. No busy-wait before
+ * sleeping: a 50 us poll window (--poll, gone) cost 1.4-1.7x the CPU per
+ * request at QD1 and its throughput gains stayed inside the run-to-run
+ * noise (bench-9p, same run, interleaved).
  */
-static int wait_readable(int fd, uint32_t poll_us)
+static int wait_readable(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
-	if (poll_us) {
-		uint64_t deadline = now_ns() + (uint64_t)poll_us * 1000u;
-
-		do {
-			if (poll(&p, 1, 0) != 0)
-				return 0;   /* ready, or an error the recv will report */
-		} while (now_ns() < deadline);
-	}
 	while (poll(&p, 1, -1) < 0) {
 		if (errno != EINTR)
 			return -errno;
@@ -216,7 +201,7 @@ static void *conn_thread(void *arg)
 			start = 0;
 		}
 		ssize_t n = recv(c->fd, in + end, incap - end, MSG_DONTWAIT);
-		if (n < 0 && errno == EAGAIN && wait_readable(c->fd, c->all->poll_us) == 0)
+		if (n < 0 && errno == EAGAIN && wait_readable(c->fd) == 0)
 			continue;
 		if (n < 0 && errno == EINTR)
 			continue;
