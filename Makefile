@@ -62,12 +62,12 @@ UNIT_TESTS :=
 BENCHES    :=
 FUZZ_TARGETS  :=
 FUZZ_LIB_SRCS :=
-include vmm/build.mk mmio/build.mk transport/build.mk devices/build.mk sandbox/build.mk fs/build.mk \
+include cmd/build.mk vmm/build.mk mmio/build.mk transport/build.mk devices/build.mk sandbox/build.mk fs/build.mk base/build.mk \
         bench/build.mk
 include tests/fuzz/build.mk
 
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
-MAIN_OBJ   := $(O)/vmm/main.o
+MAIN_OBJ   := $(O)/cmd/main.o
 UNIT_BINS  := $(UNIT_TESTS:%=$(O)/tests/unit/%)
 BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 

@@ -110,7 +110,7 @@ classify() {
 	if grep -q '^GUESTFIO-DONE' "$1"; then verdict=done why=
 	elif [ "$2" = stall ]; then verdict=stall why="no console output for ${stall}s"
 	elif [ "$2" = limit ]; then verdict=limit why="${limit}s limit"
-	elif grep -q 'guest triple fault' "$1"; then verdict=triple why=$(grep -m1 'guest triple fault' "$1")
+	elif grep -q 'triple fault (the CPU shut down)' "$1"; then verdict=triple why=$(grep -m1 'triple fault (the CPU shut down)' "$1")
 	elif [ "$vmm" = qemu ] && [ "$3" = 0 ] && ! grep -q 'Kernel panic' "$1"; then
 		verdict=triple why="QEMU -no-reboot exited on a reset before the guest's end, no panic"
 	else

@@ -8,7 +8,7 @@
  * that answers one request; the `struct virtio_dev` itself carries what
  * differs between instances: how many queues (a virtio-fs share's count
  * is an option), its shared-memory regions and per-queue request counts.
- * A transport (mmio/virtio_mmio.c, later vhost-user) owns the register file
+ * A transport (mmio/virtio_mmio.c, transport/vhost_user_dev.c) owns the register file
  * and the status state machine and drives the device only through this
  * table; the device reaches back to its transport only through the
  * `struct virtio_notify` callbacks it is handed (dependencies point down:

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fs/fs_thread.h"
-#include "fs/fs_uring.h"
+#include "base/thread.h"
+#include "base/uring.h"
 
 /* user_data tags for the three eventfd reads; async ops carry a pointer,
  * which is never this small. */

@@ -20,7 +20,7 @@
  * Syscalls on the worker thread: io_uring_enter, eventfd writes (irqfd,
  * and none for completions made on the worker itself), plus the handler's
  * own. Each ring is created disabled and restricted to READ/READV/WRITEV
- * before it is enabled (fs/fs_uring.h), since seccomp cannot see io_uring
+ * before it is enabled (base/uring.h), since seccomp cannot see io_uring
  * submissions; its three eventfds are fixed files.
  */
 #ifndef STAINLESS_DEVICES_WORKER_H

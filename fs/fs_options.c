@@ -12,7 +12,6 @@ void fs_options_default(struct fs_options *o)
 	memset(o, 0, sizeof(*o));
 	o->cache = FS_CACHE_AUTO;
 	o->msize = P9_MSIZE_DEFAULT;
-	o->poll_us = FS_POLL_US_DEFAULT;
 }
 
 static const char *const cache_names[] = {
@@ -68,20 +67,6 @@ int parse_size(const char *s, uint64_t *out)
 	if (shift && v > (UINT64_MAX >> shift))
 		return -ERANGE;
 	*out = (uint64_t)v << shift;
-	return 0;
-}
-
-int fs_parse_poll(const char *s, uint32_t *out)
-{
-	char *end;
-
-	if (!s || !isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || v > FS_POLL_US_MAX)
-		return -EINVAL;
-	*out = (uint32_t)v;
 	return 0;
 }
 

@@ -22,7 +22,6 @@ struct fs_options {
 	bool devices;        /* MKNOD may make character/block devices */
 	uint64_t dax_size;   /* virtio-fs DAX window bytes, 0 = none */
 	uint32_t msize;      /* 9p: largest message offered, 0 = default */
-	uint32_t poll_us;    /* 9p-serve: poll this long for the next request */
 	uint32_t queues;     /* virtio-fs request queues, 0 = the VMM's default */
 	/*
 	 * FUSE only, virtiofsd's switches (vhost-user-fs); false is the
@@ -43,17 +42,8 @@ struct fs_options {
 #define P9_MSIZE_MIN     4096u
 #define P9_MSIZE_MAX     (16u * 1024 * 1024)
 
-/*
- * After answering, a 9p-serve connection keeps looking for the next
- * request this long before it sleeps (--poll USEC, 0: never). On virtual
- * machines whose idle vCPUs halt, waking a sleeping thread can cost more
- * than the answer; polling burns at most this much CPU per request, which
- * bench-9p's CPU-us columns show.
- */
-#define FS_POLL_US_DEFAULT 50u
 /* virtio-fs request queues a share may have (`queues=N`). */
 #define FS_QUEUES_MAX 16u
-#define FS_POLL_US_MAX     10000u
 
 void fs_options_default(struct fs_options *o);
 int fs_parse_cache(const char *s, enum fs_cache *out);
@@ -64,9 +54,6 @@ const char *fs_cache_name(enum fs_cache c);
  * Returns 0 or -EINVAL on garbage, -ERANGE on overflow.
  */
 int parse_size(const char *s, uint64_t *out);
-
-/* Parse a poll window in microseconds, 0..FS_POLL_US_MAX: 0 or -EINVAL. */
-int fs_parse_poll(const char *s, uint32_t *out);
 
 /*
  * Parse one comma-separated option word of a share spec ("cache=auto",

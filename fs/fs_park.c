@@ -39,9 +39,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fs/creds.h"
+#include "base/creds.h"
 #include "fs/fs_fdbudget.h"
-#include "fs/fs_thread.h"
+#include "base/thread.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT, dead_once = PTHREAD_ONCE_INIT;
 static int dead_fd = -1;

@@ -12,7 +12,7 @@
  *               status through;
  *   server      forked by init, where sandbox_enter() returns 0.
  * The supervisor and init run under seccomp filters of their own (roles
- * supervisor and relay, vmm/seccomp_policy.c) from the moment they are
+ * supervisor and relay, sandbox/seccomp_policy.c) from the moment they are
  * set up: each holds only its child's pidfd (and the supervisor the fds
  * its hooks need), waits, and signals that child through the pidfd.
  * Why the middle one: a new pid namespace takes effect only for children,
@@ -43,22 +43,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fs/creds.h"
+#include "base/fail.h"
+#include "base/creds.h"
 #include "fs/fs_fdbudget.h"
-#include "fs/fs_thread.h"
+#include "base/thread.h"
 #include "sandbox/sandbox_int.h"
-
-int sandbox_fail(const struct sandbox *sb, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "stainless %s: sandbox: ", sb->cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return err;
-}
 
 void sandbox_init(struct sandbox *sb, const char *cmd, const struct sandbox_opts *o)
 {
@@ -197,7 +186,7 @@ int sandbox_join_net(struct sandbox *sb)
 	if (n != sizeof(err))
 		err = EIO;
 	if (err)
-		return sandbox_fail(sb, -err, "cannot create a net namespace: %s", strerror(err));
+		return fail(-err, "sandbox: cannot create a net namespace: %s", strerror(err));
 	/* init is this process's parent, pid 1 of the new pid namespace. */
 	pidfd = (int)syscall(SYS_pidfd_open, getppid(), 0);
 	if (pidfd < 0 || setns(pidfd, CLONE_NEWNET) < 0)
@@ -205,7 +194,7 @@ int sandbox_join_net(struct sandbox *sb)
 	if (pidfd >= 0)
 		close(pidfd);
 	if (err)
-		return sandbox_fail(sb, -err, "cannot enter the net namespace: %s", strerror(err));
+		return fail(-err, "sandbox: cannot enter the net namespace: %s", strerror(err));
 	return 0;
 }
 
@@ -218,7 +207,7 @@ static void init_relay(struct sandbox *sb, pid_t server, int net_fd)
 		_exit(1); /* the server says why */
 	pidfd = (int)syscall(SYS_pidfd_open, server, 0);
 	if (pidfd < 0) {
-		sandbox_fail(sb, -errno, "pidfd_open: %s", strerror(errno));
+		fail(-errno, "sandbox: pidfd_open: %s", strerror(errno));
 		kill(server, SIGKILL);
 		_exit(1);
 	}
@@ -227,7 +216,7 @@ static void init_relay(struct sandbox *sb, pid_t server, int net_fd)
 	(void)fs_caps_limit_to(0);
 	(void)prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	if ((r = fs_thread_enter_alone(FS_ROLE_RELAY)) < 0) {
-		sandbox_fail(sb, r, "seccomp (relay): %s", strerror(-r));
+		fail(r, "sandbox: seccomp (relay): %s", strerror(-r));
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		_exit(1);
 	}
@@ -260,7 +249,7 @@ static int init_main(struct sandbox *sb, int syncfd, const sigset_t *old)
 	sb->nkeep = 0;
 	/* Nothing mounted from here on may show up in the host's namespace. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		_exit(sandbox_fail(sb, 1, "cannot make the mounts private: %s", strerror(errno)));
+		_exit(fail(1, "sandbox: cannot make the mounts private: %s", strerror(errno)));
 	/* A name for the new uts namespace only: nothing depends on it. */
 	(void)!sethostname("stainless", 9);
 	/*
@@ -272,16 +261,16 @@ static int init_main(struct sandbox *sb, int syncfd, const sigset_t *old)
 	 */
 	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (chdir("/") < 0)
-		_exit(sandbox_fail(sb, 1, "chdir /: %s", strerror(errno)));
+		_exit(fail(1, "sandbox: chdir /: %s", strerror(errno)));
 	if (pipe2(net, O_CLOEXEC) < 0)
-		_exit(sandbox_fail(sb, 1, "pipe: %s", strerror(errno)));
+		_exit(fail(1, "sandbox: pipe: %s", strerror(errno)));
 	server = fork();
 	if (server == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(net[1]);
 		sb->net_ready = net[0];
 		if (cwd >= 0 && fchdir(cwd) < 0)
-			return sandbox_fail(sb, -errno, "cannot return to the working directory: %s",
+			return fail(-errno, "sandbox: cannot return to the working directory: %s",
 					    strerror(errno));
 		if (cwd >= 0)
 			close(cwd);
@@ -289,7 +278,7 @@ static int init_main(struct sandbox *sb, int syncfd, const sigset_t *old)
 		return 0;
 	}
 	if (server < 0)
-		_exit(sandbox_fail(sb, 1, "fork: %s", strerror(errno)));
+		_exit(fail(1, "sandbox: fork: %s", strerror(errno)));
 	close(net[0]);
 	init_relay(sb, server, net[1]);
 	return -EIO; /* not reached */
@@ -310,7 +299,7 @@ static int supervise(struct sandbox *sb, int pidfd, int *exit_code)
 	if (supervise_fn)
 		supervise_fn();
 	if ((r = fs_thread_enter_alone(FS_ROLE_SUPERVISOR)) < 0) {
-		sandbox_fail(sb, r, "seccomp (supervisor): %s", strerror(-r));
+		fail(r, "sandbox: seccomp (supervisor): %s", strerror(-r));
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		waitpid(sb->child, NULL, 0);
 		*exit_code = 1;
@@ -335,7 +324,7 @@ static int enter_namespaces(struct sandbox *sb, int *exit_code)
 	if (sb->userns)
 		flags |= CLONE_NEWUSER;
 	if (sb->userns && pipe2(sync, O_CLOEXEC) < 0)
-		return sandbox_fail(sb, -errno, "pipe: %s", strerror(errno));
+		return fail(-errno, "sandbox: pipe: %s", strerror(errno));
 	/* Blocked before the fork: no stop signal falls between the two. */
 	stop_signals(&set, true);
 	sigprocmask(SIG_BLOCK, &set, &old);
@@ -362,7 +351,7 @@ static int enter_namespaces(struct sandbox *sb, int *exit_code)
 		if (pid < 0 && sb->userns)
 			sandbox_explain_userns(sb, r);
 		else if (pid < 0)
-			sandbox_fail(sb, r, "cannot create namespaces: %s", strerror(-r));
+			fail(r, "sandbox: cannot create namespaces: %s", strerror(-r));
 		return r;
 	}
 	sb->child = (pid_t)pid;
@@ -382,17 +371,17 @@ static int enter(struct sandbox *sb, int *exit_code)
 		return 0;
 	case SANDBOX_CHROOT:
 		if (sb->opts.nuid || sb->opts.ngid)
-			return sandbox_fail(sb, -EINVAL, "--uid-map and --gid-map need "
+			return fail(-EINVAL, "sandbox: --uid-map and --gid-map need "
 					    "--sandbox namespace");
 		if (geteuid() != 0)
-			return sandbox_fail(sb, -EPERM, "--sandbox chroot needs root "
+			return fail(-EPERM, "sandbox: --sandbox chroot needs root "
 					    "(without it, use --sandbox namespace)");
 		return 0;
 	case SANDBOX_NAMESPACE:
 		break;
 	}
 	if (sb->kernel_ids && !sandbox_maps_keep_ids(&sb->opts))
-		return sandbox_fail(sb, -EINVAL, "--uid-map/--gid-map: the host's kernel names "
+		return fail(-EINVAL, "sandbox: --uid-map/--gid-map: the host's kernel names "
 				    "host ids here, so each map must keep them (:ID:ID:COUNT:)");
 	return enter_namespaces(sb, exit_code);
 }
@@ -415,7 +404,7 @@ static int add_bind(struct sandbox *sb, const char *path, bool readonly, bool de
 	char *real = realpath(path, NULL);
 
 	if (!real)
-		return sandbox_fail(sb, -errno, "%s: %s", path, strerror(errno));
+		return fail(-errno, "sandbox: %s: %s", path, strerror(errno));
 	for (unsigned i = 0; i < sb->nbinds; i++) {
 		if (strcmp(sb->binds[i].path, real) == 0) {
 			/* One directory shared twice: writable if either share is. */
@@ -426,7 +415,7 @@ static int add_bind(struct sandbox *sb, const char *path, bool readonly, bool de
 	}
 	if (sb->nbinds >= sizeof(sb->binds) / sizeof(sb->binds[0])) {
 		free(real);
-		return sandbox_fail(sb, -ENOSPC, "too many shares");
+		return fail(-ENOSPC, "sandbox: too many shares");
 	}
 	sb->binds[sb->nbinds++] = (struct sandbox_bind){
 		.path = real, .orig = path, .readonly = readonly, .device = device, .file = file,
@@ -441,7 +430,7 @@ int sandbox_add_share(struct sandbox *sb, const char *path, bool readonly)
 	for (unsigned i = 0; i < sb->nbinds; i++)
 		shares += !sb->binds[i].file;
 	if (sb->opts.mode == SANDBOX_CHROOT && shares == 1)
-		return sandbox_fail(sb, -EINVAL, "--sandbox chroot serves one share "
+		return fail(-EINVAL, "sandbox: --sandbox chroot serves one share "
 				    "(use --sandbox namespace for more)");
 	return add_bind(sb, path, readonly, false, false);
 }

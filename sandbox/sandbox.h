@@ -169,7 +169,7 @@ int sandbox_add_user_db(struct sandbox *sb);
 int sandbox_keep_fd(struct sandbox *sb, int fd);
 
 /*
- * The composition root's part of every supervisor (vmm/main.c): fn runs
+ * The composition root's part of every supervisor (cmd/main.c): fn runs
  * there once the supervisor has closed the command's fds and before its
  * seccomp filter, to open what it reads under the filter (the kernel log,
  * for the kill report). Process-wide, before sandbox_enter().

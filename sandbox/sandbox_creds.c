@@ -3,7 +3,7 @@
  * The sandbox's credentials (see sandbox.h): limits first, while
  * CAP_SYS_RESOURCE may still raise them, then the capabilities, then
  * no_new_privs. The capability set is the servers' own (fs_caps_keep(),
- * fs_caps_limit in fs/creds.c): the sandbox applies it to the whole
+ * fs_caps_limit in base/creds.c): the sandbox applies it to the whole
  * process before its first thread, the servers' per-thread call then finds
  * nothing more to drop, and the two cannot disagree.
  */
@@ -12,7 +12,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
-#include "fs/creds.h"
+#include "base/fail.h"
+#include "base/creds.h"
 #include "sandbox/sandbox_int.h"
 
 #define SANDBOX_CAPS_EXTRA (1ull << CAP_SYS_NICE)
@@ -27,14 +28,14 @@ static int limits(struct sandbox *sb)
 	 * later would only outgrow the budget. (Raised by sandbox_lockdown.)
 	 */
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return sandbox_fail(sb, -errno, "RLIMIT_NOFILE: %s", strerror(errno));
+		return fail(-errno, "sandbox: RLIMIT_NOFILE: %s", strerror(errno));
 	rl.rlim_max = rl.rlim_cur;
 	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return sandbox_fail(sb, -errno, "RLIMIT_NOFILE: %s", strerror(errno));
+		return fail(-errno, "sandbox: RLIMIT_NOFILE: %s", strerror(errno));
 	/* A core of a server holds guest or client data. */
 	rl = (struct rlimit){ 0, 0 };
 	if (setrlimit(RLIMIT_CORE, &rl) < 0)
-		return sandbox_fail(sb, -errno, "RLIMIT_CORE: %s", strerror(errno));
+		return fail(-errno, "sandbox: RLIMIT_CORE: %s", strerror(errno));
 	/*
 	 * The reader threads go back from SCHED_IDLE to SCHED_OTHER
 	 * (transport/fs_keeper.c), which CAP_SYS_NICE allowed; without it an
@@ -60,8 +61,8 @@ int sandbox_drop_privileges(struct sandbox *sb)
 	r = fs_caps_limit_to(fs_caps_keep() |
 			     (sb->opts.mode == SANDBOX_NAMESPACE ? SANDBOX_CAPS_EXTRA : 0));
 	if (r < 0)
-		return sandbox_fail(sb, r, "cannot drop capabilities: %s", strerror(-r));
+		return fail(r, "sandbox: cannot drop capabilities: %s", strerror(-r));
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return sandbox_fail(sb, -errno, "no_new_privs: %s", strerror(errno));
+		return fail(-errno, "sandbox: no_new_privs: %s", strerror(errno));
 	return 0;
 }

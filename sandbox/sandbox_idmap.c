@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/fail.h"
 #include "sandbox/sandbox_int.h"
 
 static int write_file(pid_t pid, const char *name, const char *text)
@@ -98,22 +99,22 @@ int sandbox_write_idmaps(struct sandbox *sb, pid_t child)
 		if (r == 0)
 			r = run_helper("newgidmap", child, gm, ng);
 		if (r == -ENOENT)
-			return sandbox_fail(sb, r, "--uid-map/--gid-map beyond your own ids need "
+			return fail(r, "sandbox: --uid-map/--gid-map beyond your own ids need "
 					    "newuidmap and newgidmap (Debian package uidmap)");
 		if (r < 0)
-			return sandbox_fail(sb, r, "newuidmap/newgidmap refused the maps "
+			return fail(r, "sandbox: newuidmap/newgidmap refused the maps "
 					    "(see /etc/subuid and /etc/subgid)");
 		return 0;
 	}
 	/* Unprivileged gid_map needs setgroups denied first (user_namespaces(7)). */
 	if (uid != 0 && (r = write_file(child, "setgroups", "deny")) < 0)
-		return sandbox_fail(sb, r, "setgroups: %s", strerror(-r));
+		return fail(r, "sandbox: setgroups: %s", strerror(-r));
 	map_text(text, sizeof(text), um, nu);
 	if ((r = write_file(child, "uid_map", text)) < 0)
-		return sandbox_fail(sb, r, "uid_map: %s", strerror(-r));
+		return fail(r, "sandbox: uid_map: %s", strerror(-r));
 	map_text(text, sizeof(text), gm, ng);
 	if ((r = write_file(child, "gid_map", text)) < 0)
-		return sandbox_fail(sb, r, "gid_map: %s", strerror(-r));
+		return fail(r, "sandbox: gid_map: %s", strerror(-r));
 	return 0;
 }
 
@@ -134,12 +135,12 @@ static bool sysctl_is_zero(const char *path)
 void sandbox_explain_userns(const struct sandbox *sb, int err)
 {
 	if (sysctl_is_zero("/proc/sys/kernel/unprivileged_userns_clone"))
-		sandbox_fail(sb, err, "this host forbids unprivileged user namespaces "
+		fail(err, "sandbox: this host forbids unprivileged user namespaces "
 			     "(kernel.unprivileged_userns_clone=0): run as root, or with "
 			     "--sandbox none");
 	else if (sysctl_is_zero("/proc/sys/user/max_user_namespaces"))
-		sandbox_fail(sb, err, "this host forbids user namespaces "
+		fail(err, "sandbox: this host forbids user namespaces "
 			     "(user.max_user_namespaces=0): run as root, or with --sandbox none");
 	else
-		sandbox_fail(sb, err, "cannot create a user namespace: %s", strerror(-err));
+		fail(err, "sandbox: cannot create a user namespace: %s", strerror(-err));
 }

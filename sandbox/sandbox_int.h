@@ -22,8 +22,4 @@ bool sandbox_maps_keep_ids(const struct sandbox_opts *o);
 /* Why a user namespace could not be made: the sysctl that forbids it. */
 void sandbox_explain_userns(const struct sandbox *sb, int err);
 
-/* "stainless CMD: sandbox: ..." on stderr; returns err (a -errno). */
-int sandbox_fail(const struct sandbox *sb, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The sandbox's command-line options, in virtiofsd's spelling (sandbox.h). */
+#include "base/fail.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_int.h"
 
@@ -13,17 +14,6 @@ void sandbox_opts_init(struct sandbox_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->mode = SANDBOX_NAMESPACE;
-}
-
-__attribute__((format(printf, 3, 4)))
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
 }
 
 static int parse_u32(const char **p, uint32_t *out)
@@ -76,7 +66,7 @@ int sandbox_opt(struct sandbox_opts *o, const char *name, const char *value,
 	if (!sandbox_opt_has_value(name))
 		return 1;
 	if (!value)
-		return bad(err, errlen, "--%s needs a value", name);
+		return fail_msg(err, errlen, -EINVAL, "--%s needs a value", name);
 	if (strcmp(name, "sandbox") == 0) {
 		if (strcmp(value, "namespace") == 0)
 			o->mode = SANDBOX_NAMESPACE;
@@ -85,7 +75,7 @@ int sandbox_opt(struct sandbox_opts *o, const char *name, const char *value,
 		else if (strcmp(value, "none") == 0)
 			o->mode = SANDBOX_NONE;
 		else
-			return bad(err, errlen, "--sandbox '%s': expected namespace, chroot or none",
+			return fail_msg(err, errlen, -EINVAL, "--sandbox '%s': expected namespace, chroot or none",
 				   value);
 		return 0;
 	}
@@ -94,9 +84,9 @@ int sandbox_opt(struct sandbox_opts *o, const char *name, const char *value,
 	struct sandbox_idmap *maps = uid ? o->uid : o->gid;
 
 	if (*n >= SANDBOX_IDMAPS_MAX)
-		return bad(err, errlen, "--%s: at most %d of them", name, SANDBOX_IDMAPS_MAX);
+		return fail_msg(err, errlen, -EINVAL, "--%s: at most %d of them", name, SANDBOX_IDMAPS_MAX);
 	if (parse_idmap(value, &maps[*n]) < 0)
-		return bad(err, errlen, "--%s '%s': expected :namespace_%s:host_%s:count: "
+		return fail_msg(err, errlen, -EINVAL, "--%s '%s': expected :namespace_%s:host_%s:count: "
 			   "(e.g. :0:1000:1:)", name, value, uid ? "uid" : "gid", uid ? "uid" : "gid");
 	(*n)++;
 	return 0;

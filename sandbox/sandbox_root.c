@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/fail.h"
 #include "fs/resolve.h"
 #include "sandbox/sandbox_int.h"
 
@@ -101,13 +102,13 @@ static int place_binds(struct sandbox *sb, const char *root, const int *fds)
 		const struct sandbox_bind *b = &sb->binds[i];
 
 		if (strcmp(b->path, "/") == 0)
-			return sandbox_fail(sb, -EINVAL, "sharing / itself: use --sandbox none");
+			return fail(-EINVAL, "sandbox: sharing / itself: use --sandbox none");
 		r = make_dirs(root, b->path, b->file);
 		snprintf(target, sizeof(target), "%s%s", root, b->path);
 		if (r == 0 && move_mount(fds[i], "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 			r = -errno;
 		if (r < 0)
-			return sandbox_fail(sb, r, "cannot place %s in the new root: %s", b->path,
+			return fail(r, "sandbox: cannot place %s in the new root: %s", b->path,
 					    strerror(-r));
 	}
 	return 0;
@@ -135,7 +136,7 @@ static bool mount_proc(const char *root)
 static int move_root(struct sandbox *sb)
 {
 	if (mount(".", "/", NULL, MS_MOVE, NULL) < 0 || chroot(".") < 0 || chdir("/") < 0)
-		return sandbox_fail(sb, -errno, "cannot move the new root over an initramfs: %s",
+		return fail(-errno, "sandbox: cannot move the new root over an initramfs: %s",
 				    strerror(errno));
 	return 0;
 }
@@ -143,22 +144,22 @@ static int move_root(struct sandbox *sb)
 static int pivot(struct sandbox *sb, const char *root)
 {
 	if (chdir(root) < 0)
-		return sandbox_fail(sb, -errno, "%s: %s", root, strerror(errno));
+		return fail(-errno, "sandbox: %s: %s", root, strerror(errno));
 	if (syscall(SYS_pivot_root, ".", ".") < 0) {
 		if (errno != EINVAL)
-			return sandbox_fail(sb, -errno, "pivot_root: %s", strerror(errno));
+			return fail(-errno, "sandbox: pivot_root: %s", strerror(errno));
 		int r = move_root(sb);
 
 		if (r < 0)
 			return r;
 	} else if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0) {
 		/* The old root sat on top of the new one: detached with all below. */
-		return sandbox_fail(sb, -errno, "cannot detach the old root: %s", strerror(errno));
+		return fail(-errno, "sandbox: cannot detach the old root: %s", strerror(errno));
 	}
 	/* Nobody makes files in the root itself; the shares keep their own mode. */
 	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV |
 		  MS_NOEXEC, NULL) < 0)
-		return sandbox_fail(sb, -errno, "cannot make the root read-only: %s",
+		return fail(-errno, "sandbox: cannot make the root read-only: %s",
 				    strerror(errno));
 	return 0;
 }
@@ -182,19 +183,19 @@ int sandbox_build_root(struct sandbox *sb)
 	int r = 0;
 
 	if (!root)
-		return sandbox_fail(sb, -ENOENT, "no /tmp, /mnt or /run to build the root in");
+		return fail(-ENOENT, "sandbox: no /tmp, /mnt or /run to build the root in");
 	qsort(sb->binds, sb->nbinds, sizeof(sb->binds[0]), by_length);
 	for (; n < sb->nbinds; n++) {
 		fds[n] = bind_tree(&sb->binds[n]);
 		if (fds[n] < 0) {
-			r = sandbox_fail(sb, fds[n], "cannot bind %s: %s", sb->binds[n].path,
+			r = fail(fds[n], "sandbox: cannot bind %s: %s", sb->binds[n].path,
 					 strerror(-fds[n]));
 			goto out;
 		}
 	}
 	if (mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  "mode=0755,size=1m,nr_inodes=4096") < 0) {
-		r = sandbox_fail(sb, -errno, "cannot mount the root tmpfs: %s%s", strerror(errno),
+		r = fail(-errno, "sandbox: cannot mount the root tmpfs: %s%s", strerror(errno),
 				 sb->userns && errno == EPERM ?
 				 " (does an LSM restrict unprivileged user namespaces? see "
 				 "kernel.apparmor_restrict_unprivileged_userns)" : "");
@@ -205,13 +206,13 @@ int sandbox_build_root(struct sandbox *sb)
 	proc = mount_proc(root);
 	/* Without our own /proc, the host's, opened while it is still there. */
 	if (!proc && (r = fs_proc_self_fd()) < 0) {
-		r = sandbox_fail(sb, r, "/proc/self/fd: %s", strerror(-r));
+		r = fail(r, "sandbox: /proc/self/fd: %s", strerror(-r));
 		goto out;
 	}
 	if ((r = pivot(sb, root)) < 0)
 		goto out;
 	if (proc && (r = fs_proc_self_fd()) < 0)
-		r = sandbox_fail(sb, r, "/proc/self/fd in the new root: %s", strerror(-r));
+		r = fail(r, "sandbox: /proc/self/fd in the new root: %s", strerror(-r));
 out:
 	while (n--)
 		close(fds[n]);
@@ -223,12 +224,12 @@ int sandbox_chroot(struct sandbox *sb)
 	int r = fs_proc_self_fd(); /* before /proc is out of reach */
 
 	if (r < 0)
-		return sandbox_fail(sb, r, "/proc/self/fd: %s", strerror(-r));
+		return fail(r, "sandbox: /proc/self/fd: %s", strerror(-r));
 	for (unsigned i = 0; i < sb->nbinds; i++) {
 		if (sb->binds[i].file)
 			continue; /* out of reach in chroot mode */
 		if (chroot(sb->binds[i].path) < 0 || chdir("/") < 0)
-			return sandbox_fail(sb, -errno, "chroot %s: %s", sb->binds[i].path,
+			return fail(-errno, "sandbox: chroot %s: %s", sb->binds[i].path,
 					    strerror(errno));
 	}
 	return 0;

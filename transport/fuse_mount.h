@@ -1,6 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The FUSE server on the host's /dev/fuse: reader threads on a mounted
+ * connection's fd (fuse_mount.c says how many and why), each request
+ * handled inline and answered with one write(2). The mount itself is
+ * fuse_mountpoint.h's; the command (cmd/fuse_mount.c) puts both together.
+ */
 #ifndef STAINLESS_TRANSPORT_FUSE_MOUNT_H
 #define STAINLESS_TRANSPORT_FUSE_MOUNT_H
-/* `stainless fuse-mount DIR MOUNTPOINT [FS OPTIONS]`; argv[0] is "fuse-mount". */
-int fuse_mount_main(int argc, char **argv);
+
+#include <stdbool.h>
+
+struct fuse_server;
+struct fuse_mountpoint;
+struct fuse_mount_channel;
+
+/*
+ * What the readers will share: the other readers' /dev/fuse fds, opened
+ * now (a chroot has no /dev/fuse), and with want_uring the io_uring
+ * channel INIT may start. 0 or -errno.
+ */
+int fuse_mount_channel_new(struct fuse_mount_channel **ch, bool want_uring);
+/* After the server is destroyed (parked requests answered). NULL: nothing. */
+void fuse_mount_channel_free(struct fuse_mount_channel *ch);
+
+/*
+ * Serve the connection fd until SIGINT/SIGTERM (then unmount mp; mp NULL:
+ * someone else does) or until the readers end (an external unmount). The
+ * calling thread becomes the control role. 0, or 1 when nobody served.
+ */
+int fuse_mount_serve(struct fuse_mount_channel *ch, struct fuse_server *srv, int fd,
+		     struct fuse_mountpoint *mp);
+
 #endif

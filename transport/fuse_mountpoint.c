@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/fail.h"
+
 #define FUSERMOUNT "fusermount3"
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -126,17 +128,17 @@ static int helper_precheck(const char *path)
 	struct stat st;
 
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1) {
-		fprintf(stderr, "stainless: fuse-mount: mount %s without root needs the setuid "
+		fail(0, "mount %s without root needs the setuid "
 			FUSERMOUNT ", and this process runs with no_new_privs, which takes setuid "
-			"away: mount as root, or start it without no_new_privs\n", path);
+			"away: mount as root, or start it without no_new_privs", path);
 		return -EPERM;
 	}
 	if (access("/dev/fuse", R_OK | W_OK) < 0 && errno == EACCES) {
 		bool have = stat("/dev/fuse", &st) == 0;
-		fprintf(stderr, "stainless: fuse-mount: mount %s without root: " FUSERMOUNT
+		fail(0, "mount %s without root: " FUSERMOUNT
 			" opens /dev/fuse as you, and it is mode %04o uid %u here (Debian's udev "
 			"makes it 0666; a container's default is 0600 root): mount as root, or "
-			"make /dev/fuse 0666\n", path, have ? (unsigned)(st.st_mode & 07777) : 0u,
+			"make /dev/fuse 0666", path, have ? (unsigned)(st.st_mode & 07777) : 0u,
 			have ? (unsigned)st.st_uid : 0u);
 		return -EACCES;
 	}
@@ -272,16 +274,16 @@ static int mount_by_helper(struct fuse_mountpoint *mp, unsigned max_read)
 		return fd;
 	fd = helper_mount(mp->path, max_read);
 	if (fd < 0) {
-		fprintf(stderr, "stainless: fuse-mount: mount %s without root needs "
-			FUSERMOUNT " (Debian package fuse3)%s\n", mp->path,
+		fail(0, "mount %s without root needs "
+			FUSERMOUNT " (Debian package fuse3)%s", mp->path,
 			fd == -ENOENT ? ", which is not installed" : ", which refused it");
 		return fd;
 	}
 	mp->by_helper = true;
 	r = start_unmounter(mp->real, &mp->unmount_fd, &mp->unmounted_fd);
 	if (r < 0)
-		fprintf(stderr, "stainless: fuse-mount: cannot start the unmounter: %s; "
-			"the mount will stay (fusermount3 -u %s)\n", strerror(-r), mp->path);
+		fail(0, "cannot start the unmounter: %s; "
+			"the mount will stay (fusermount3 -u %s)", strerror(-r), mp->path);
 	return fd;
 }
 
@@ -293,7 +295,7 @@ static int mount_direct(struct fuse_mountpoint *mp, unsigned max_read)
 
 	if (fd < 0) {
 		r = -errno;
-		fprintf(stderr, "stainless: fuse-mount: /dev/fuse: %s\n", strerror(errno));
+		fail(0, "/dev/fuse: %s", strerror(errno));
 		return r;
 	}
 	snprintf(opts, sizeof(opts),
@@ -301,7 +303,7 @@ static int mount_direct(struct fuse_mountpoint *mp, unsigned max_read)
 		 "default_permissions,max_read=%u", fd, getuid(), getgid(), max_read);
 	if (mount("stainless", mp->path, "fuse.stainless", MS_NOSUID | MS_NODEV, opts) < 0) {
 		r = -errno;
-		fprintf(stderr, "stainless: fuse-mount: mount %s: %s\n", mp->path, strerror(errno));
+		fail(0, "mount %s: %s", mp->path, strerror(errno));
 		close(fd);
 		return r;
 	}

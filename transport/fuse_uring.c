@@ -17,10 +17,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/fail.h"
 #include "fs/fs_req.h"
 #include "fs/fuse/fuse_server.h"
-#include "fs/fs_thread.h"
-#include "fs/fs_uring.h"
+#include "base/thread.h"
+#include "base/uring.h"
 
 /* The kernel ABI (include/uapi/linux/fuse.h, protocol 7.42), for older headers. */
 #ifndef FUSE_URING_IN_OUT_HEADER_SZ
@@ -321,7 +322,7 @@ static void *queue_main(void *arg)
 			} else if (cqe->res != -ENOTCONN && cqe->res != -ECONNABORTED &&
 				   cqe->res != -ECANCELED && !logged) {
 				/* The entry is lost; the connection keeps the others. */
-				fprintf(stderr, "stainless: fuse-mount: io_uring queue %u: %s\n",
+				fail(0, "io_uring queue %u: %s",
 					q->qid, strerror(-cqe->res));
 				logged = true;
 			}

@@ -31,7 +31,6 @@ struct p9_conns {
 	pthread_cond_t cond;
 	struct p9_conn *head;
 	unsigned n;
-	uint32_t poll_us;       /* how long a connection polls before it sleeps */
 	unsigned slots;         /* connections served at once, at most */
 	int ended_fd;           /* eventfd: a connection ended (the accept loop waits on it) */
 	struct fs_fair fds, bytes;
@@ -63,7 +62,7 @@ bool p9_conns_stop(struct p9_conns *all);
 /*
  * The connection slots and the shares' floors: as many slots as asked,
  * or fewer where the fd budget or max_mem cannot hold their floors and a
- * pool as large. lock, cond and poll_us are the caller's. 0 or -errno.
+ * pool as large. lock and cond are the caller's. 0 or -errno.
  */
 int p9_conns_init(struct p9_conns *all, unsigned max_conns, uint64_t max_mem);
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fail.h"
 #include "vmm/layout.h"
 
 #define HDRS_MAGIC      0x53726448u   /* "HdrS" */
@@ -21,16 +22,6 @@
 
 _Static_assert(sizeof(struct boot_params) == 4096, "zero page is one page");
 _Static_assert(offsetof(struct boot_params, hdr) == SETUP_HDR_OFF, "setup header offset");
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 uint64_t boot_low_ram(uint64_t mem)
 {
@@ -74,17 +65,17 @@ static int load_bzimage(const struct gmem *gm, uint64_t mem, int fd, off_t fsize
 	/* The setup header's own length is in its jump instruction's offset. */
 	hdr_end = 0x202 + (uint8_t)((uint8_t *)&img->params)[0x201];
 	if (hdr_end > sizeof(img->params) || (off_t)hdr_end > fsize)
-		return fail(err, errlen, -ENOEXEC, "truncated bzImage header");
+		return fail_msg(err, errlen, -ENOEXEC, "truncated bzImage header");
 	if (pread(fd, (uint8_t *)&img->params + SETUP_HDR_OFF, hdr_end - SETUP_HDR_OFF,
 		  SETUP_HDR_OFF) != (ssize_t)(hdr_end - SETUP_HDR_OFF))
-		return fail(err, errlen, -EIO, "cannot read bzImage header");
+		return fail_msg(err, errlen, -EIO, "cannot read bzImage header");
 	if (h->version < BOOT_PROTO_MIN || !(h->xloadflags & XLF_KERNEL_64))
-		return fail(err, errlen, -ENOEXEC,
+		return fail_msg(err, errlen, -ENOEXEC,
 			    "bzImage boot protocol %u.%u has no 64-bit entry point (need 2.12+)",
 			    h->version >> 8, h->version & 0xff);
 	setup_size = ((uint64_t)(h->setup_sects ? h->setup_sects : 4) + 1) * 512;
 	if ((uint64_t)fsize <= setup_size)
-		return fail(err, errlen, -ENOEXEC, "bzImage has no protected-mode kernel");
+		return fail_msg(err, errlen, -ENOEXEC, "bzImage has no protected-mode kernel");
 	kernel_size = (uint64_t)fsize - setup_size;
 	/*
 	 * The kernel decompresses itself into init_size bytes starting at the
@@ -95,9 +86,9 @@ static int load_bzimage(const struct gmem *gm, uint64_t mem, int fd, off_t fsize
 	if (!h->relocatable_kernel && h->pref_address + h->init_size > end)
 		end = h->pref_address + h->init_size;
 	if (end > boot_low_ram(mem))
-		return fail(err, errlen, -ENOMEM, "kernel does not fit in guest RAM");
+		return fail_msg(err, errlen, -ENOMEM, "kernel does not fit in guest RAM");
 	if (read_into_guest(gm, fd, setup_size, HIMEM_START, kernel_size) < 0)
-		return fail(err, errlen, -EIO, "cannot read the kernel image");
+		return fail_msg(err, errlen, -EIO, "cannot read the kernel image");
 
 	h->type_of_loader = KERNEL_LOADER;
 	h->loadflags |= CAN_USE_HEAP | LOADED_HIGH | KEEP_SEGMENTS;
@@ -118,28 +109,28 @@ static int load_elf(const struct gmem *gm, uint64_t mem, int fd, off_t fsize,
 	uint64_t end = 0;
 
 	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
-		return fail(err, errlen, -ENOEXEC, "truncated ELF header");
+		return fail_msg(err, errlen, -ENOEXEC, "truncated ELF header");
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh.e_machine != EM_X86_64 || eh.e_type != ET_EXEC)
-		return fail(err, errlen, -ENOEXEC, "ELF file is not an x86_64 executable");
+		return fail_msg(err, errlen, -ENOEXEC, "ELF file is not an x86_64 executable");
 	if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 64)
-		return fail(err, errlen, -ENOEXEC, "ELF file has a bad program header table");
+		return fail_msg(err, errlen, -ENOEXEC, "ELF file has a bad program header table");
 
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != sizeof(ph))
-			return fail(err, errlen, -ENOEXEC, "truncated ELF program header");
+			return fail_msg(err, errlen, -ENOEXEC, "truncated ELF program header");
 		if (ph.p_type != PT_LOAD)
 			continue;
 		if (ph.p_filesz > ph.p_memsz || ph.p_offset > (uint64_t)fsize ||
 		    ph.p_filesz > (uint64_t)fsize - ph.p_offset ||
 		    ph.p_paddr < HIMEM_START || ph.p_paddr + ph.p_memsz < ph.p_paddr ||
 		    ph.p_paddr + ph.p_memsz > boot_low_ram(mem))
-			return fail(err, errlen, -ENOEXEC,
+			return fail_msg(err, errlen, -ENOEXEC,
 				    "ELF segment %u does not fit in guest RAM", i);
 		if (read_into_guest(gm, fd, ph.p_offset, ph.p_paddr, ph.p_filesz) < 0)
-			return fail(err, errlen, -EIO, "cannot read ELF segment %u", i);
+			return fail_msg(err, errlen, -EIO, "cannot read ELF segment %u", i);
 		/* A segment without bss may end exactly at the end of RAM, where
 		 * even a zero-length gmem_ptr() is NULL. */
 		if (ph.p_memsz > ph.p_filesz) {
@@ -147,7 +138,7 @@ static int load_elf(const struct gmem *gm, uint64_t mem, int fd, off_t fsize,
 						ph.p_memsz - ph.p_filesz);
 
 			if (!bss)
-				return fail(err, errlen, -EFAULT,
+				return fail_msg(err, errlen, -EFAULT,
 					    "ELF segment %u is outside guest memory", i);
 			memset(bss, 0, ph.p_memsz - ph.p_filesz);
 		}
@@ -155,7 +146,7 @@ static int load_elf(const struct gmem *gm, uint64_t mem, int fd, off_t fsize,
 			end = ph.p_paddr + ph.p_memsz;
 	}
 	if (!end)
-		return fail(err, errlen, -ENOEXEC, "ELF file has no loadable segment");
+		return fail_msg(err, errlen, -ENOEXEC, "ELF file has no loadable segment");
 
 	/* vmlinux's entry is startup_64's physical address; boot_params are
 	 * ours to make from scratch. */
@@ -182,13 +173,13 @@ int boot_load_kernel(const struct gmem *gm, uint64_t mem, int fd,
 
 	memset(img, 0, sizeof(*img));
 	if (fstat(fd, &st) < 0)
-		return fail(err, errlen, -errno, "cannot stat: %s", strerror(errno));
+		return fail_msg(err, errlen, -errno, "cannot stat: %s", strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return fail(err, errlen, -ENOEXEC, "not a regular file");
+		return fail_msg(err, errlen, -ENOEXEC, "not a regular file");
 	if (st.st_size < (off_t)sizeof(probe))
-		return fail(err, errlen, -ENOEXEC, "not a kernel image (file too small)");
+		return fail_msg(err, errlen, -ENOEXEC, "not a kernel image (file too small)");
 	if (pread(fd, probe, sizeof(probe), 0) != (ssize_t)sizeof(probe))
-		return fail(err, errlen, -EIO, "cannot read: %s", strerror(errno));
+		return fail_msg(err, errlen, -EIO, "cannot read: %s", strerror(errno));
 
 	memcpy(&magic, probe + 0x202, sizeof(magic));
 	if (magic == HDRS_MAGIC) {
@@ -197,7 +188,7 @@ int boot_load_kernel(const struct gmem *gm, uint64_t mem, int fd,
 	}
 	if (memcmp(probe, ELFMAG, SELFMAG) == 0)
 		return load_elf(gm, mem, fd, st.st_size, img, err, errlen);
-	return fail(err, errlen, -ENOEXEC, "not a kernel image (neither bzImage nor ELF)");
+	return fail_msg(err, errlen, -ENOEXEC, "not a kernel image (neither bzImage nor ELF)");
 }
 
 int boot_load_initrd(const struct gmem *gm, uint64_t mem, int fd,
@@ -207,20 +198,20 @@ int boot_load_initrd(const struct gmem *gm, uint64_t mem, int fd,
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return fail(err, errlen, -errno, "cannot stat: %s", strerror(errno));
+		return fail_msg(err, errlen, -errno, "cannot stat: %s", strerror(errno));
 	if (!S_ISREG(st.st_mode) || st.st_size == 0)
-		return fail(err, errlen, -EINVAL, "not a regular, non-empty file");
+		return fail_msg(err, errlen, -EINVAL, "not a regular, non-empty file");
 	size = (uint64_t)st.st_size;
 	if (img->initrd_max + 1 < top)
 		top = img->initrd_max + 1;
 	top &= ~0xfffull;
 	addr = size <= top ? (top - size) & ~0xfffull : 0;
 	if (size > top || addr < img->kernel_end)
-		return fail(err, errlen, -ENOMEM,
+		return fail_msg(err, errlen, -ENOMEM,
 			    "initrd (%llu MiB) does not fit in guest RAM beside the kernel",
 			    (unsigned long long)(size >> 20));
 	if (read_into_guest(gm, fd, 0, addr, size) < 0)
-		return fail(err, errlen, -EIO, "cannot read the initrd");
+		return fail_msg(err, errlen, -EIO, "cannot read the initrd");
 	img->params.hdr.ramdisk_image = (uint32_t)addr;
 	img->params.hdr.ramdisk_size = (uint32_t)size;
 	return 0;
@@ -240,13 +231,13 @@ int boot_write_params(const struct gmem *gm, uint64_t mem, const char *cmdline,
 	size_t clen = strlen(cmdline);
 
 	if (clen >= CMDLINE_MAX)
-		return fail(err, errlen, -E2BIG, "kernel command line longer than %u bytes",
+		return fail_msg(err, errlen, -E2BIG, "kernel command line longer than %u bytes",
 			    CMDLINE_MAX - 1);
 	if (bp->hdr.cmdline_size && clen > bp->hdr.cmdline_size)
-		return fail(err, errlen, -E2BIG, "kernel accepts a command line of at most %u bytes",
+		return fail_msg(err, errlen, -E2BIG, "kernel accepts a command line of at most %u bytes",
 			    bp->hdr.cmdline_size);
 	if (gmem_write(gm, CMDLINE_ADDR, cmdline, clen + 1) < 0)
-		return fail(err, errlen, -EFAULT, "command line outside guest RAM");
+		return fail_msg(err, errlen, -EFAULT, "command line outside guest RAM");
 	bp->hdr.cmd_line_ptr = CMDLINE_ADDR;
 	bp->ext_cmd_line_ptr = 0;
 
@@ -257,7 +248,7 @@ int boot_write_params(const struct gmem *gm, uint64_t mem, const char *cmdline,
 	e820_add(bp, HIGH_RAM_START, boot_high_ram(mem), E820_TYPE_RAM);
 
 	if (gmem_write(gm, BOOT_PARAMS_ADDR, bp, sizeof(*bp)) < 0)
-		return fail(err, errlen, -EFAULT, "boot_params outside guest RAM");
+		return fail_msg(err, errlen, -EFAULT, "boot_params outside guest RAM");
 	return 0;
 }
 

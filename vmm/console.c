@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fs/fs_thread.h"
+#include "base/thread.h"
 
 #define ESCAPE_CHAR 0x01 /* Ctrl-A, then x: quit */
 

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <termios.h>
 
-#include "vmm/cli.h"
+#include "vmm/vm_config.h"
 #include "vmm/serial.h"
 
 /* The quit key's answer: stop the VM with exit code 0. */

@@ -12,6 +12,7 @@
 #include "devices/virtio_fs.h"
 #include "devices/virtio_rng.h"
 #include "mmio/virtio_mmio.h"
+#include "base/fail.h"
 #include "vmm/kvm.h"
 
 #include <linux/kvm.h>
@@ -55,7 +56,7 @@ static int place_shm(struct devmgr *d, struct devmgr_virtio *v, const char *name
 		int rc;
 
 		if (gpa + span > (1ull << bits))
-			return cli_run_err(-ENOSPC, "%s: a %llu MiB window does not fit in the "
+			return fail(-ENOSPC, "%s: a %llu MiB window does not fit in the "
 					   "guest's %u-bit physical address space", name,
 					   (unsigned long long)(shm->len >> 20), bits);
 		rc = kvm_add_memslot(d->kvm, gpa, shm->len, shm->host);
@@ -63,7 +64,7 @@ static int place_shm(struct devmgr *d, struct devmgr_virtio *v, const char *name
 		if (rc == 0)
 			rc = vmmio_set_shm_base(v->transport, shm->id, gpa);
 		if (rc < 0)
-			return cli_run_err(rc, "%s: cannot map its shared memory: %s", name,
+			return fail(rc, "%s: cannot map its shared memory: %s", name,
 					   strerror(-rc));
 		d->next_shm_gpa = gpa + span;
 	}
@@ -79,7 +80,7 @@ static int attach_virtio(struct devmgr *d, struct virtio_dev *dev, const char *n
 
 	if (d->nr_virtio >= DEVMGR_MAX_VIRTIO) {
 		virtio_dev_destroy(dev);
-		return cli_run_err(-ENOSPC, "%s: too many devices (at most %d)", name,
+		return fail(-ENOSPC, "%s: too many devices (at most %d)", name,
 				   DEVMGR_MAX_VIRTIO);
 	}
 	struct vmmio_config c = {
@@ -92,7 +93,7 @@ static int attach_virtio(struct devmgr *d, struct virtio_dev *dev, const char *n
 	rc = vmmio_create(&v->transport, &c);
 	if (rc < 0) {
 		virtio_dev_destroy(dev);
-		return cli_run_err(rc, "%s: virtio-mmio transport: %s", name, strerror(-rc));
+		return fail(rc, "%s: virtio-mmio transport: %s", name, strerror(-rc));
 	}
 	v->dev = dev;
 	d->nr_virtio++;
@@ -101,11 +102,11 @@ static int attach_virtio(struct devmgr *d, struct virtio_dev *dev, const char *n
 	rc = bus_register(&d->mmio, c.base, VMMIO_WINDOW_SIZE, vmmio_bus_access,
 			  v->transport, name);
 	if (rc < 0)
-		return cli_run_err(rc, "%s: cannot map its registers: %s", name, strerror(-rc));
+		return fail(rc, "%s: cannot map its registers: %s", name, strerror(-rc));
 	d->cmdline[used++] = ' ';
 	rc = vmmio_cmdline(v->transport, d->cmdline + used, sizeof(d->cmdline) - used);
 	if (rc < 0)
-		return cli_run_err(rc, "%s: command line full", name);
+		return fail(rc, "%s: command line full", name);
 	return 0;
 }
 
@@ -123,7 +124,7 @@ static int setup_shares(struct devmgr *d, const struct vm_config *cfg)
 		rc = sh->is_9p ? virtio_9p_create(&dev, sh->tag, sh->dir, &o)
 			       : virtio_fs_create(&dev, sh->tag, sh->dir, &o);
 		if (rc < 0)
-			return cli_run_err(rc, "%s %s=%s: cannot share it: %s",
+			return fail(rc, "%s %s=%s: cannot share it: %s",
 					   sh->is_9p ? "--9p" : "--fs", sh->tag, sh->dir,
 					   strerror(-rc));
 		if ((rc = attach_virtio(d, dev, sh->is_9p ? "virtio-9p" : "virtio-fs")) < 0)
@@ -150,13 +151,13 @@ int devmgr_setup(struct devmgr *d, const struct devmgr_config *c)
 	if (rc == 0)
 		rc = bus_register(&d->pio, I8042_DATA_PORT, 5, i8042_access, &d->i8042, "i8042");
 	if (rc < 0)
-		return cli_run_err(rc, "cannot register legacy devices: %s", strerror(-rc));
+		return fail(rc, "cannot register legacy devices: %s", strerror(-rc));
 	if (c->cfg->rng) {
 		struct virtio_dev *rng;
 
 		rc = virtio_rng_create(&rng);
 		if (rc < 0)
-			return cli_run_err(rc, "virtio-rng: cannot create device: %s", strerror(-rc));
+			return fail(rc, "virtio-rng: cannot create device: %s", strerror(-rc));
 		if ((rc = attach_virtio(d, rng, "virtio-rng")) < 0)
 			return rc;
 	}

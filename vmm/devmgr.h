@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "mmio/bus.h"
-#include "vmm/cli.h"
+#include "vmm/vm_config.h"
 #include "vmm/i8042.h"
 #include "vmm/layout.h"
 #include "vmm/serial.h"

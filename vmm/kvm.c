@@ -11,15 +11,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "base/fail.h"
 #include "vmm/layout.h"
 
 #define KVM_CPUID_MAX_ENTRIES 256
-
-static int fail(char *err, unsigned errlen, int rc, const char *what)
-{
-	snprintf(err, errlen, "%s: %s", what, strerror(-rc));
-	return rc;
-}
 
 static int get_supported_cpuid(struct kvm *kvm)
 {
@@ -39,6 +34,29 @@ static int get_supported_cpuid(struct kvm *kvm)
 	return 0;
 }
 
+/* The error of opening /dev/kvm, with what the user can do about it. */
+static int open_failed(char *err, unsigned errlen, int rc)
+{
+	const char *fix = "";
+
+	if (rc == -ENOENT || rc == -ENODEV || rc == -ENXIO)
+		fix = ": this host offers no KVM; load kvm_intel or kvm_amd (modprobe), "
+		      "enable virtualisation (VT-x/AMD-V) in the firmware, or inside a VM "
+		      "turn on nested virtualisation";
+	else if (rc == -EACCES || rc == -EPERM)
+		fix = ": join the kvm group (usermod -aG kvm USER, then log in again) "
+		      "or give yourself read-write access to /dev/kvm";
+	snprintf(err, errlen, "/dev/kvm: %s%s", strerror(-rc), fix);
+	return rc;
+}
+
+bool kvm_is_software_pvm(void)
+{
+	/* Its module's name; /dev/kvm itself looks like any other KVM's. */
+	return access("/sys/module/kvm_pvm", F_OK) == 0 &&
+	       access("/sys/module/kvm_intel", F_OK) != 0 && access("/sys/module/kvm_amd", F_OK) != 0;
+}
+
 int kvm_open(struct kvm *kvm, char *err, unsigned errlen)
 {
 	struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
@@ -49,7 +67,7 @@ int kvm_open(struct kvm *kvm, char *err, unsigned errlen)
 	kvm->vm_fd = -1;
 	kvm->sys_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm->sys_fd < 0)
-		return fail(err, errlen, -errno, "/dev/kvm");
+		return open_failed(err, errlen, -errno);
 	rc = ioctl(kvm->sys_fd, KVM_GET_API_VERSION, 0);
 	if (rc != KVM_API_VERSION) {
 		rc = rc < 0 ? -errno : -EINVAL;
@@ -58,7 +76,7 @@ int kvm_open(struct kvm *kvm, char *err, unsigned errlen)
 	}
 	kvm->run_size = ioctl(kvm->sys_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if (kvm->run_size <= 0) {
-		rc = fail(err, errlen, -errno, "/dev/kvm: KVM_GET_VCPU_MMAP_SIZE");
+		rc = fail_msg(err, errlen, -errno, "/dev/kvm: KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
 		goto out;
 	}
 	kvm->max_vcpus = ioctl(kvm->sys_fd, KVM_CHECK_EXTENSION, KVM_CAP_MAX_VCPUS);
@@ -75,26 +93,26 @@ int kvm_open(struct kvm *kvm, char *err, unsigned errlen)
 	}
 	rc = get_supported_cpuid(kvm);
 	if (rc < 0) {
-		fail(err, errlen, rc, "/dev/kvm: KVM_GET_SUPPORTED_CPUID");
+		fail_msg(err, errlen, rc, "/dev/kvm: KVM_GET_SUPPORTED_CPUID: %s", strerror(-rc));
 		goto out;
 	}
 	kvm->vm_fd = ioctl(kvm->sys_fd, KVM_CREATE_VM, 0);
 	if (kvm->vm_fd < 0) {
-		rc = fail(err, errlen, -errno, "/dev/kvm: KVM_CREATE_VM");
+		rc = fail_msg(err, errlen, -errno, "/dev/kvm: KVM_CREATE_VM: %s", strerror(errno));
 		goto out;
 	}
 	/* Intel needs these two pages for real-mode emulation; harmless on AMD. */
 	if (ioctl(kvm->vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &idmap) < 0 ||
 	    ioctl(kvm->vm_fd, KVM_SET_TSS_ADDR, (unsigned long)KVM_TSS_ADDR) < 0) {
-		rc = fail(err, errlen, -errno, "KVM_SET_TSS_ADDR");
+		rc = fail_msg(err, errlen, -errno, "KVM_SET_TSS_ADDR: %s", strerror(errno));
 		goto out;
 	}
 	if (ioctl(kvm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0) {
-		rc = fail(err, errlen, -errno, "KVM_CREATE_IRQCHIP");
+		rc = fail_msg(err, errlen, -errno, "KVM_CREATE_IRQCHIP: %s", strerror(errno));
 		goto out;
 	}
 	if (ioctl(kvm->vm_fd, KVM_CREATE_PIT2, &pit) < 0) {
-		rc = fail(err, errlen, -errno, "KVM_CREATE_PIT2");
+		rc = fail_msg(err, errlen, -errno, "KVM_CREATE_PIT2: %s", strerror(errno));
 		goto out;
 	}
 	return 0;

@@ -3,6 +3,7 @@
 #ifndef STAINLESS_VMM_KVM_H
 #define STAINLESS_VMM_KVM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct kvm_cpuid2;
@@ -21,6 +22,12 @@ struct kvm {
  * On failure returns -errno and a one-line reason in err.
  */
 int kvm_open(struct kvm *kvm, char *err, unsigned errlen);
+/*
+ * Whether /dev/kvm is the software PVM module (kvm_pvm), which runs tiny
+ * guests but cannot boot an unmodified Linux kernel (it fails on INT3 and
+ * XRSTOR).
+ */
+bool kvm_is_software_pvm(void);
 void kvm_close(struct kvm *kvm);
 int kvm_add_memslot(struct kvm *kvm, uint64_t gpa, uint64_t size, void *host);
 /* Assert (level 1) or deassert (0) an IOAPIC/PIC input line. */

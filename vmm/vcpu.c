@@ -11,7 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fs/fs_thread.h"
+#include "base/exit.h"
+#include "base/thread.h"
 #include "vmm/boot.h"
 #include "vmm/layout.h"
 
@@ -310,7 +311,7 @@ static void *vcpu_thread(void *arg)
 			bool dax = errno == EFAULT && env->has_dax && *env->has_dax;
 			snprintf(why, sizeof(why), "vcpu %u: KVM_RUN: %s%s", v->id, strerror(errno),
 				 dax ? " (a DAX window page past the end of its host file?)" : "");
-			env->stop(env->ctx, 1, why);
+			env->stop(env->ctx, EXIT_FAILED, why);
 			break;
 		}
 		vcpu_trace_exit(&v->trace, run);
@@ -324,32 +325,33 @@ static void *vcpu_thread(void *arg)
 			break;
 		case KVM_EXIT_SHUTDOWN:
 			vcpu_dump_shutdown(v->fd, v->id, &v->trace);
-			env->stop(env->ctx, 1, "guest triple fault (the CPU shut down)");
+			env->stop(env->ctx, EXIT_GUEST,
+				  "the guest failed: triple fault (the CPU shut down)");
 			return NULL;
 		case KVM_EXIT_SYSTEM_EVENT:
 			if (run->system_event.type == KVM_SYSTEM_EVENT_CRASH) {
-				env->stop(env->ctx, 1, "guest reported a crash");
+				env->stop(env->ctx, EXIT_GUEST, "the guest failed: it reported a crash");
 			} else {
-				env->stop(env->ctx, 0, NULL);
+				env->stop(env->ctx, EXIT_OK, NULL);
 			}
 			return NULL;
 		case KVM_EXIT_INTERNAL_ERROR:
 			snprintf(why, sizeof(why), "vcpu %u: KVM internal error (suberror %u)",
 				 v->id, run->internal.suberror);
-			env->stop(env->ctx, 1, why);
+			env->stop(env->ctx, EXIT_FAILED, why);
 			return NULL;
 		case KVM_EXIT_FAIL_ENTRY:
 			snprintf(why, sizeof(why), "vcpu %u: VM entry failed (reason %#llx)", v->id,
 				 (unsigned long long)run->fail_entry.hardware_entry_failure_reason);
-			env->stop(env->ctx, 1, why);
+			env->stop(env->ctx, EXIT_FAILED, why);
 			return NULL;
 		case KVM_EXIT_HLT:
-			env->stop(env->ctx, 1, "guest halted with interrupts off");
+			env->stop(env->ctx, EXIT_GUEST, "the guest failed: it halted with interrupts off");
 			return NULL;
 		default:
 			snprintf(why, sizeof(why), "vcpu %u: unexpected KVM exit %u", v->id,
 				 run->exit_reason);
-			env->stop(env->ctx, 1, why);
+			env->stop(env->ctx, EXIT_FAILED, why);
 			return NULL;
 		}
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `stainless run`: the composition root. Builds guest memory and the KVM
- * VM, has the device manager (devmgr.c) place the devices, loads the
+ * The VM `stainless run` asks for (cmd/run.c): builds guest memory and the
+ * KVM VM, has the device manager (devmgr.c) place the devices, loads the
  * kernel, starts the vCPUs, then waits on the main thread for the guest to
  * reset, an error, a signal or console input.
  */
@@ -24,22 +24,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fail.h"
+#include "base/thread.h"
 #include "devices/gmem.h"
-#include "fs/fs_fdbudget.h"
 #include "vmm/boot.h"
-#include "fs/fs_thread.h"
-#include "vmm/cli.h"
+#include "vmm/vm_config.h"
 #include "vmm/console.h"
 #include "vmm/devmgr.h"
 #include "vmm/kvm.h"
 #include "vmm/layout.h"
 #include "vmm/mptable.h"
 #include "vmm/vcpu.h"
-#include "sandbox/sandbox.h"
-
 
 struct vm {
-	struct vm_config cfg;
+	struct vm_config *cfg;
 	struct kvm kvm;
 	int mem_fd;
 	uint8_t *mem;
@@ -55,7 +53,7 @@ struct vm {
 	char stop_reason[256];
 	struct console console;
 	int kernel_fd, initrd_fd;  /* opened before the sandbox's lockdown */
-	struct sandbox sandbox;
+	const struct vm_hooks *hooks;
 	char cmdline[CMDLINE_MAX];
 };
 
@@ -83,26 +81,26 @@ static void vm_guest_reset(void *ctx)
 
 static int vm_create_memory(struct vm *vm)
 {
-	uint64_t mem = vm->cfg.mem, low = boot_low_ram(mem), high = boot_high_ram(mem);
+	uint64_t mem = vm->cfg->mem, low = boot_low_ram(mem), high = boot_high_ram(mem);
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 	int rc;
 
 	if (pages > 0 && psz > 0 && mem > (uint64_t)pages * (uint64_t)psz)
-		return cli_run_err(-ENOMEM, "--mem %llu MiB is more than the host's %llu MiB of RAM",
+		return fail(-ENOMEM, "--mem %llu MiB is more than the host's %llu MiB of RAM",
 			      (unsigned long long)(mem >> 20),
 			      (unsigned long long)(((uint64_t)pages * (uint64_t)psz) >> 20));
 	/* A memfd, so guest RAM can later be shared with a vhost-user peer
 	 * or a sandboxed helper. */
 	vm->mem_fd = memfd_create("stainless-ram", MFD_CLOEXEC);
 	if (vm->mem_fd < 0)
-		return cli_run_err(-errno, "memfd_create: %s", strerror(errno));
+		return fail(-errno, "memfd_create: %s", strerror(errno));
 	if (ftruncate(vm->mem_fd, (off_t)mem) < 0)
-		return cli_run_err(-errno, "cannot size guest RAM: %s", strerror(errno));
+		return fail(-errno, "cannot size guest RAM: %s", strerror(errno));
 	vm->mem = mmap(NULL, mem, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
 		       vm->mem_fd, 0);
 	if (vm->mem == MAP_FAILED) {
 		vm->mem = NULL;
-		return cli_run_err(-errno, "cannot map guest RAM: %s", strerror(errno));
+		return fail(-errno, "cannot map guest RAM: %s", strerror(errno));
 	}
 	gmem_init(&vm->gmem);
 	rc = gmem_add_region(&vm->gmem, 0, low, vm->mem, vm->mem_fd, 0);
@@ -110,12 +108,12 @@ static int vm_create_memory(struct vm *vm)
 		rc = gmem_add_region(&vm->gmem, HIGH_RAM_START, high, vm->mem + low,
 				     vm->mem_fd, low);
 	if (rc < 0)
-		return cli_run_err(rc, "guest memory layout: %s", strerror(-rc));
+		return fail(rc, "guest memory layout: %s", strerror(-rc));
 	rc = kvm_add_memslot(&vm->kvm, 0, low, vm->mem);
 	if (rc == 0 && high)
 		rc = kvm_add_memslot(&vm->kvm, HIGH_RAM_START, high, vm->mem + low);
 	if (rc < 0)
-		return cli_run_err(rc, "KVM_SET_USER_MEMORY_REGION: %s", strerror(-rc));
+		return fail(rc, "KVM_SET_USER_MEMORY_REGION: %s", strerror(-rc));
 	return 0;
 }
 
@@ -124,7 +122,7 @@ static int open_input(const char *what, const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return cli_run_err(-errno, "cannot open %s '%s': %s", what, path, strerror(errno));
+		return fail(-errno, "%s %s: %s", what, path, strerror(errno));
 	return fd;
 }
 
@@ -134,70 +132,56 @@ static int vm_load(struct vm *vm)
 	char err[256];
 	int rc;
 
-	rc = boot_load_kernel(&vm->gmem, vm->cfg.mem, vm->kernel_fd, &img, err, sizeof(err));
+	rc = boot_load_kernel(&vm->gmem, vm->cfg->mem, vm->kernel_fd, &img, err, sizeof(err));
 	if (rc < 0)
-		return cli_run_err(rc, "kernel '%s': %s", vm->cfg.kernel, err);
+		return fail(rc, "kernel '%s': %s", vm->cfg->kernel, err);
 	if (vm->initrd_fd >= 0) {
-		rc = boot_load_initrd(&vm->gmem, vm->cfg.mem, vm->initrd_fd, &img, err, sizeof(err));
+		rc = boot_load_initrd(&vm->gmem, vm->cfg->mem, vm->initrd_fd, &img, err, sizeof(err));
 		if (rc < 0)
-			return cli_run_err(rc, "initrd '%s': %s", vm->cfg.initrd, err);
+			return fail(rc, "initrd '%s': %s", vm->cfg->initrd, err);
 	}
 	/* The devices are announced on the command line (no ACPI yet). */
-	if (devmgr_guest_cmdline(&vm->dm, vm->cfg.cmdline, vm->cmdline, sizeof(vm->cmdline)) < 0)
-		return cli_run_err(-E2BIG, "kernel command line longer than %u bytes", CMDLINE_MAX - 1);
-	rc = boot_write_params(&vm->gmem, vm->cfg.mem, vm->cmdline, &img, err, sizeof(err));
+	if (devmgr_guest_cmdline(&vm->dm, vm->cfg->cmdline, vm->cmdline, sizeof(vm->cmdline)) < 0)
+		return fail(-E2BIG, "kernel command line longer than %u bytes", CMDLINE_MAX - 1);
+	rc = boot_write_params(&vm->gmem, vm->cfg->mem, vm->cmdline, &img, err, sizeof(err));
 	if (rc < 0)
-		return cli_run_err(rc, "%s", err);
-	rc = mptable_write(&vm->gmem, MPTABLE_ADDR, vm->cfg.cpus, IOAPIC_PINS);
+		return fail(rc, "%s", err);
+	rc = mptable_write(&vm->gmem, MPTABLE_ADDR, vm->cfg->cpus, IOAPIC_PINS);
 	if (rc < 0)
-		return cli_run_err(rc, "cannot write the MP table: %s", strerror(-rc));
+		return fail(rc, "cannot write the MP table: %s", strerror(-rc));
 	if ((rc = boot_write_page_tables(&vm->gmem)) < 0 || (rc = boot_write_gdt(&vm->gmem)) < 0)
-		return cli_run_err(rc, "cannot write boot page tables: %s", strerror(-rc));
+		return fail(rc, "cannot write boot page tables: %s", strerror(-rc));
 
 	vm->vcpu_env = (struct vcpu_env){
 		.pio = &vm->dm.pio, .mmio = &vm->dm.mmio, .stop = vm_request_stop,
 		.ctx = vm, .stopping = &vm->stopping, .has_dax = &vm->dm.has_dax,
 	};
-	for (unsigned i = 0; i < vm->cfg.cpus; i++) {
-		rc = vcpu_create(&vm->vcpus[i], &vm->kvm, i, vm->cfg.cpus, img.entry,
+	for (unsigned i = 0; i < vm->cfg->cpus; i++) {
+		rc = vcpu_create(&vm->vcpus[i], &vm->kvm, i, vm->cfg->cpus, img.entry,
 				 BOOT_PARAMS_ADDR, &vm->vcpu_env, err, sizeof(err));
 		if (rc < 0)
-			return cli_run_err(rc, "%s", err);
+			return fail(rc, "%s", err);
 		vm->nr_vcpus++;
 	}
 	return 0;
 }
 
 /*
- * What the VM reaches from the host once set up: its shares (and for 9p
- * the user database). The kernel, initrd, console file and /dev/kvm are
- * open by now and stay out of the new root (sandbox/sandbox.h); the shares
- * are then opened by their paths inside it.
+ * The kernel and initrd are opened here, by the paths the user gave;
+ * then the command confines the process (vm.h: the lockdown hook), and
+ * the devices open their shares by the paths it leaves in the config.
  */
 static int vm_lockdown(struct vm *vm)
 {
-	int rc;
-
-	vm->kernel_fd = open_input("kernel", vm->cfg.kernel);
+	vm->kernel_fd = open_input("--kernel", vm->cfg->kernel);
 	if (vm->kernel_fd < 0)
 		return vm->kernel_fd;
-	if (vm->cfg.initrd) {
-		vm->initrd_fd = open_input("initrd", vm->cfg.initrd);
+	if (vm->cfg->initrd) {
+		vm->initrd_fd = open_input("--initrd", vm->cfg->initrd);
 		if (vm->initrd_fd < 0)
 			return vm->initrd_fd;
 	}
-	for (unsigned i = 0; i < vm->cfg.nr_shares; i++) {
-		const struct vm_share *sh = &vm->cfg.shares[i];
-		if ((rc = sandbox_add_share(&vm->sandbox, sh->dir, sh->opts.readonly)) < 0)
-			return rc;
-		if (sh->is_9p && (rc = sandbox_add_user_db(&vm->sandbox)) < 0)
-			return rc;
-	}
-	if ((rc = sandbox_lockdown(&vm->sandbox)) < 0)
-		return rc;
-	for (unsigned i = 0; i < vm->cfg.nr_shares; i++)
-		vm->cfg.shares[i].dir = sandbox_path(&vm->sandbox, vm->cfg.shares[i].dir);
-	return 0;
+	return vm->hooks->lockdown ? vm->hooks->lockdown(vm->hooks->ctx, vm->cfg) : 0;
 }
 
 /*
@@ -208,8 +192,8 @@ static int vm_setup_devices(struct vm *vm)
 {
 	struct devmgr_config c = {
 		.kvm = &vm->kvm, .gmem = &vm->gmem, .console_fd = vm->console.out_fd,
-		.ram_end = HIGH_RAM_START + boot_high_ram(vm->cfg.mem),
-		.reset = vm_guest_reset, .ctx = vm, .cfg = &vm->cfg,
+		.ram_end = HIGH_RAM_START + boot_high_ram(vm->cfg->mem),
+		.reset = vm_guest_reset, .ctx = vm, .cfg = vm->cfg,
 	};
 
 	return devmgr_setup(&vm->dm, &c);
@@ -230,7 +214,7 @@ static int vm_main_loop(struct vm *vm, int sfd)
 		};
 
 		if (poll(p, 2, -1) < 0 && errno != EINTR)
-			return cli_run_err(-errno, "poll: %s", strerror(errno));
+			return fail(-errno, "poll: %s", strerror(errno));
 		if (p[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -295,39 +279,44 @@ static void vm_teardown(struct vm *vm)
 		close(vm->initrd_fd);
 	kvm_close(&vm->kvm);
 	if (vm->mem)
-		munmap(vm->mem, vm->cfg.mem);
+		munmap(vm->mem, vm->cfg->mem);
 	if (vm->mem_fd >= 0)
 		close(vm->mem_fd);
 	if (vm->stop_efd >= 0)
 		close(vm->stop_efd);
 }
 
-static int vm_run(struct vm *vm, const struct timespec *t0)
+static int vm_start(struct vm *vm, const struct timespec *t0)
 {
 	sigset_t sigs;
-	char err[256];
+	char err[512];
 	int sfd = -1, rc;
 
 	vm->mem_fd = vm->stop_efd = vm->kernel_fd = vm->initrd_fd = -1;
-	if (vm->cfg.cpus == 0 || vm->cfg.cpus > VM_CPUS_MAX)
-		return cli_run_err(-EINVAL, "--cpus %u: too many", vm->cfg.cpus);
+	if (vm->cfg->cpus == 0 || vm->cfg->cpus > VM_CPUS_MAX)
+		return fail(-EINVAL, "--cpus %u: too many", vm->cfg->cpus);
 	if ((rc = kvm_open(&vm->kvm, err, sizeof(err))) < 0)
-		return cli_run_err(rc, "%s", err);
-	if (vm->cfg.cpus > (unsigned)vm->kvm.max_vcpus) {
-		rc = cli_run_err(-EINVAL, "--cpus %u: this host's KVM allows at most %d",
-			    vm->cfg.cpus, vm->kvm.max_vcpus);
+		return fail(rc, "%s", err);
+	/* Said at once: the guest would otherwise fail or hang with no output. */
+	if (kvm_is_software_pvm())
+		fail(0, "warning: this host's KVM is kvm_pvm, a software module that cannot "
+		     "boot an unmodified Linux kernel (tiny guests run); use hardware KVM, "
+		     "or the nested test host (tests/e2e/run)");
+	if (vm->cfg->cpus > (unsigned)vm->kvm.max_vcpus) {
+		rc = fail(-EINVAL, "--cpus %u: this host's KVM allows at most %d",
+			    vm->cfg->cpus, vm->kvm.max_vcpus);
 		goto out;
 	}
 	vm->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vm->stop_efd < 0) {
-		rc = cli_run_err(-errno, "eventfd: %s", strerror(errno));
+		rc = fail(-errno, "eventfd: %s", strerror(errno));
 		goto out;
 	}
 	if ((rc = vm_create_memory(vm)) < 0)
 		goto out;
-	if ((rc = console_open(&vm->console, vm->cfg.console, vm->cfg.console_path,
+	if ((rc = console_open(&vm->console, vm->cfg->console, vm->cfg->console_path,
 			       err, sizeof(err))) < 0) {
-		cli_run_err(rc, "%s", err);
+		fail(rc, "%s", err);
 		goto out;
 	}
 	if ((rc = vm_lockdown(vm)) < 0 || (rc = vm_setup_devices(vm)) < 0 ||
@@ -343,12 +332,12 @@ static int vm_run(struct vm *vm, const struct timespec *t0)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sfd < 0 || (rc = vcpu_init_signals()) < 0) {
-		rc = cli_run_err(-errno, "signals: %s", strerror(errno));
+		rc = fail(-errno, "signals: %s", strerror(errno));
 		goto out;
 	}
 	for (unsigned i = 0; i < vm->nr_vcpus; i++) {
 		if ((rc = vcpu_start(&vm->vcpus[i])) < 0) {
-			cli_run_err(rc, "cannot start vcpu %u: %s", i, strerror(-rc));
+			fail(rc, "cannot start vcpu %u: %s", i, strerror(-rc));
 			vm_request_stop(vm, 1, NULL);
 			break;
 		}
@@ -358,12 +347,12 @@ static int vm_run(struct vm *vm, const struct timespec *t0)
 		vm_boot_trace(t0);
 	if (rc == 0 && (rc = console_start_input(&vm->console, &vm->dm.serial, vm->stop_efd,
 						 vm_quit, vm)) < 0) {
-		cli_run_err(rc, "console input: %s", strerror(-rc));
+		fail(rc, "console input: %s", strerror(-rc));
 		vm_request_stop(vm, 1, NULL);
 	}
 	/* Set up: from here on this thread waits for signals and stop requests. */
 	if (rc == 0 && (rc = fs_thread_enter(FS_ROLE_CONTROL)) < 0) {
-		cli_run_err(rc, "seccomp: %s", strerror(-rc));
+		fail(rc, "seccomp: %s", strerror(-rc));
 		vm_request_stop(vm, 1, NULL);
 	}
 	if (rc == 0)
@@ -379,36 +368,16 @@ out:
 	return vm->exit_code;
 }
 
-int vm_run_main(int argc, char **argv)
+int vm_run(struct vm_config *cfg, const struct vm_hooks *hooks, const struct timespec *t0)
 {
 	struct vm *vm = calloc(1, sizeof(*vm));
-	struct timespec t0;
-	char err[256];
-	int rc, code;
+	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	/* A console whose reader went away must not kill the VM: the write
-	 * fails with EPIPE and the output is dropped. */
-	signal(SIGPIPE, SIG_IGN);
 	if (!vm)
-		return cli_run_err(1, "out of memory");
-	rc = cli_parse_run(argc, argv, &vm->cfg, err, sizeof(err));
-	if (rc != 0) {
-		if (rc < 0)
-			cli_run_err(rc, "%s", err);
-		free(vm);
-		return rc < 0 ? 2 : 0;
-	}
-	sandbox_init(&vm->sandbox, "run", &vm->cfg.sandbox);
-	for (unsigned i = 0; i < vm->cfg.nr_shares; i++)
-		vm->sandbox.devices |= vm->cfg.shares[i].opts.devices;
-	rc = sandbox_enter(&vm->sandbox, &code);
-	if (rc != 0) {
-		free(vm);
-		return rc > 0 ? code : 1;
-	}
-	fs_fd_raise_nofile(); /* best effort: the shares then just keep fewer fds */
-	rc = vm_run(vm, &t0);
+		return fail(1, "out of memory");
+	vm->cfg = cfg;
+	vm->hooks = hooks;
+	rc = vm_start(vm, t0);
 	free(vm);
 	return rc;
 }

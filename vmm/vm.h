@@ -1,6 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef STAINLESS_VMM_VM_H
 #define STAINLESS_VMM_VM_H
-/* `stainless run ...`; argv[0] is "run". Returns the process exit code. */
-int vm_run_main(int argc, char **argv);
+
+#include <time.h>
+
+#include "vmm/vm_config.h"
+
+/*
+ * What the command does for the VM once the VM holds every host file it
+ * opens by path (/dev/kvm, the console, the kernel and initrd) and before
+ * the devices open their shares: confine the process, and point each
+ * share's dir at its path inside the confinement. 0 or -errno after one
+ * line. NULL: nothing to do.
+ */
+struct vm_hooks {
+	int (*lockdown)(void *ctx, struct vm_config *cfg);
+	void *ctx;
+};
+
+/*
+ * Build the VM cfg describes, run it until the guest resets or powers
+ * off, an error or a signal, and tear it down. t0: when the command began
+ * (STAINLESS_BOOT_TRACE). Returns the process exit code.
+ */
+int vm_run(struct vm_config *cfg, const struct vm_hooks *hooks, const struct timespec *t0);
+
 #endif

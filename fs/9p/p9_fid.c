@@ -22,7 +22,7 @@
 
 #include "fs/fs_fdbudget.h"
 #include "fs/9p/p9_impl.h"
-#include "fs/creds.h"
+#include "base/creds.h"
 #include "fs/resolve.h"
 
 /* murmur3's finaliser: every input bit moves every output bit. */

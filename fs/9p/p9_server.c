@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "fs/9p/p9_impl.h"
-#include "fs/creds.h"
+#include "base/creds.h"
 #include "fs/resolve.h"
 
 int p9_server_create(struct p9_server **out, const char *root, const struct fs_options *opts)

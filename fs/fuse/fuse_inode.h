@@ -22,7 +22,7 @@
  * so remember far more inodes than the process has fds, with no file
  * handle anywhere: open_by_handle_at would need CAP_DAC_READ_SEARCH,
  * which lets a thread decode any inode of the file system, in the share
- * or not (fs/creds.h).
+ * or not (base/creds.h).
  *
  * Names follow what the server does: RENAME moves the inode's place, a
  * LOOKUP that finds a known inode by another name (a hard link, a rename

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Internals shared by the FUSE server's files: fuse_server.c (dispatch,
- * INIT, the reply path), fuse_ops_*.c (handlers by op family), fuse_lock.c
+ * INIT), fuse_reply.c (the reply path), fuse_ops_*.c (handlers by op family), fuse_lock.c
  * (POSIX/flock locks and parked SETLKW) and fuse_inode.c (tables).
  */
 #ifndef STAINLESS_FS_FUSE_FUSE_INT_H

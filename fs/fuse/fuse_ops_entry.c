@@ -20,7 +20,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fs/creds.h"
+#include "base/creds.h"
 #include "fs/fs_xattr.h"
 #include "fs/resolve.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * FUSE passthrough server: request intake, dispatch, INIT/DESTROY and the
- * one reply path. Handlers live in fuse_ops_entry.c (names, attributes,
+ * FUSE passthrough server: request intake, dispatch and INIT/DESTROY; every
+ * answer leaves through the one reply path in fuse_reply.c. Handlers live in fuse_ops_entry.c (names, attributes,
  * xattrs), fuse_ops_create.c (making and moving names), fuse_ops_file.c
  * (open files), fuse_ops_rw.c (READ/WRITE), fuse_ops_dir.c (directories)
  * and fuse_lock.c (locks, INTERRUPT).
@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "fs/fs_fdbudget.h"
-#include "fs/creds.h"
+#include "base/creds.h"
 #include "fs/resolve.h"
 
 bool fuse_server_io_uring(const struct fuse_server *s)

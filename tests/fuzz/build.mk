@@ -2,6 +2,6 @@
 # libFuzzer targets (tests/fuzz/NAME.c, one program each), built by clang
 # into build-fuzz/ with the product sources they reach (FUZZ_LIB_SRCS).
 FUZZ_TARGETS  += fuzz_fuse fuzz_p9 fuzz_vq fuzz_vhost_user
-FUZZ_LIB_SRCS += $(filter fs/%,$(LIB_SRCS)) devices/gmem.c devices/vq.c devices/worker.c \
+FUZZ_LIB_SRCS += $(filter fs/% base/%,$(LIB_SRCS)) devices/gmem.c devices/vq.c devices/worker.c \
                  transport/vhost_user.c transport/vhost_user_mem.c transport/vhost_user_ring.c \
                  transport/vhost_user_dev.c

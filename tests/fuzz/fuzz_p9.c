@@ -28,7 +28,7 @@
 
 #include "fs/fs_options.h"
 #include "fs/9p/p9_server.h"
-#include "fs/creds.h"
+#include "base/creds.h"
 #include "fs/9p/p9_wire.h"
 #include "tests/fuzz/fuzz_share.h"
 

@@ -29,7 +29,7 @@ case $cases in
 *,*)	# the shared boot: the first case passes, then the guest dies
 	echo "STAINLESS-CASE-START ${cases%%,*}"
 	echo "STAINLESS-CASE-PASS ${cases%%,*}"
-	echo "stainless run: guest triple fault (the CPU shut down)" >&2
+	echo "stainless run: the guest failed: triple fault (the CPU shut down)" >&2
 	exit 1 ;;
 bad)	echo "STAINLESS-CASE-FAIL bad: it fails alone too"; exit 0 ;;
 *)	echo "STAINLESS-CASE-PASS $cases"; exit 0 ;;

@@ -38,10 +38,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "fs/creds.h"
-#include "fs/fs_thread.h"
+#include "base/creds.h"
+#include "base/thread.h"
 #include "sandbox/sandbox.h"
-#include "vmm/seccomp.h"
+#include "sandbox/seccomp.h"
 
 #define FILEID_INO32_GEN 1
 #define SCAN 64

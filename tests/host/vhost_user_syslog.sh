@@ -84,7 +84,7 @@ kata() {
 	pat='^<12>[A-Z][a-z][a-z] [ 123][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] stainless-vhost-user-fs\[[0-9][0-9]*\]: '
 	bad=$(grep -cv "$pat" "$T/log")
 	[ "$bad" -eq 0 ] || fail "$bad lines not in RFC 3164 form with the tag"
-	grep -q 'stainless-vhost-user-fs\[[0-9]*\]: stainless: vhost-user-fs: serving ' "$T/log" ||
+	grep -q 'stainless-vhost-user-fs\[[0-9]*\]: stainless vhost-user-fs: serving ' "$T/log" ||
 		fail "no start-up line in the log"
 	grep -q 'the frontend left; exiting$' "$T/log" || fail "no line from the end of the run in the log"
 	[ "$(sed 's/.*\[\([0-9]*\)\].*/\1/' "$T/log" | sort -u | wc -l)" -eq 1 ] ||

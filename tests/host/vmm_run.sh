@@ -3,8 +3,9 @@
 # `stainless run` on this machine's /dev/kvm with tiny hand-written guests
 # (no Linux needed, so this runs even where /dev/kvm cannot boot Linux):
 # the ELF loader, console output, i8042 reset -> exit 0, triple fault ->
-# clear message and exit 1, SIGTERM -> prompt teardown, and every bad
-# command-line input -> exactly one line on stderr and a non-zero exit.
+# clear message and exit 3 (the guest failed: docs/exit-codes.md),
+# SIGTERM -> prompt teardown, and every bad command-line input ->
+# exactly one line on stderr and a non-zero exit.
 set -u
 . "$(dirname "$0")/server_pid.inc"
 : "${STAINLESS:?}"
@@ -20,7 +21,7 @@ out=$(timeout 30 "$STAINLESS" run --kernel "$t/hello.elf" --mem 64M 2>"$t/err");
 echo "$out" | grep -q STAINLESS-TINY-GUEST-OK || fail "hello guest printed: $out"
 
 timeout 30 "$STAINLESS" run --kernel "$t/triple.elf" --mem 64M >/dev/null 2>"$t/err"; rc=$?
-[ $rc -eq 1 ] || fail "triple-fault guest: exit $rc, expected 1"
+[ $rc -eq 3 ] || fail "triple-fault guest: exit $rc, expected 3 (the guest failed)"
 grep -q "triple fault" "$t/err" || fail "triple-fault guest said: $(cat "$t/err")"
 
 "$STAINLESS" run --kernel "$t/spin.elf" --mem 64M >"$t/spin.log" 2>"$t/err" </dev/null &

@@ -11,13 +11,14 @@
 #include <errno.h>
 #include <string.h>
 
-#include "vmm/cli.h"
+#include "cmd/run_cli.h"
 
 #define MIB (1ull << 20)
 #define GIB (1ull << 30)
 
 /* struct vm_config carries 64 KiB of share specs: keep it off the stack. */
 static struct vm_config cfg;
+static struct sandbox_opts sbo;
 static char err[512];
 
 /* Copies args (NULL-terminated, "run" first) into writable storage, as the
@@ -36,7 +37,7 @@ static inline int parse_args(const char *const *args)
 	}
 	argv[argc] = NULL;
 	memset(err, 0, sizeof(err));
-	return cli_parse_run(argc, argv, &cfg, err, sizeof(err));
+	return cli_parse_run(argc, argv, &cfg, &sbo, err, sizeof(err));
 }
 
 #define PARSE(...) parse_args((const char *const[]){ "run", ##__VA_ARGS__, NULL })

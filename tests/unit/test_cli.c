@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `stainless run` command line (vmm/cli.c): every option, the defaults,
+ * `stainless run` command line (cmd/run_cli.c): every option, the defaults,
  * --mem and --cpus, and every bad input refused with a reason naming the
  * option at fault. Shares and their options are in test_cli_shares.c.
  */
@@ -13,7 +13,7 @@
 
 #include "tests/unit/check_main.h"
 #include "tests/unit/cli_util.h"
-#include "vmm/cli.h"
+#include "cmd/run_cli.h"
 
 #define EXPECT_MEM(arg, bytes) do {                                           \
 		int rc_ = PARSE("--kernel", "k", "--mem", (arg));             \
@@ -34,7 +34,7 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(cfg.cpus, 1);
 	ck_assert_int_eq(cfg.console, CONSOLE_STDIO);
 	ck_assert_ptr_null(cfg.console_path);
-	ck_assert_int_eq(cfg.sandbox.mode, SANDBOX_NAMESPACE);
+	ck_assert_int_eq(sbo.mode, SANDBOX_NAMESPACE);
 	ck_assert(!cfg.rng);
 	ck_assert(!cfg.stats);
 	ck_assert_uint_eq(cfg.nr_shares, 0);
@@ -55,7 +55,7 @@ START_TEST(test_every_option)
 	ck_assert_uint_eq(cfg.cpus, 4);
 	ck_assert_int_eq(cfg.console, CONSOLE_NONE);
 	ck_assert(cfg.rng);
-	ck_assert_int_eq(cfg.sandbox.mode, SANDBOX_NONE);
+	ck_assert_int_eq(sbo.mode, SANDBOX_NONE);
 	ck_assert(cfg.stats);
 	ck_assert_uint_eq(cfg.nr_shares, 2);
 	ck_assert_uint_eq(cfg.shares[0].opts.queues, 3);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `stainless run --fs/--9p TAG=DIR,options` (vmm/cli.c) and the parsers
+ * `stainless run --fs/--9p TAG=DIR,options` (cmd/run_cli.c) and the parsers
  * behind them (fs/fs_options.c): every share option, every malformed spec
  * refused with a reason naming the option, parse_size edge cases.
  */
@@ -16,8 +16,7 @@
 #include "fs/fs_options.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/cli_util.h"
-#include "vmm/cli.h"
-#include "vmm/vm.h"
+#include "cmd/run_cli.h"
 
 /* ---- --fs and --9p ----------------------------------------------------- */
 
@@ -346,28 +345,6 @@ START_TEST(test_fs_options_default)
 	ck_assert(!o.writeback);
 	ck_assert_uint_eq(o.dax_size, 0);
 	ck_assert_uint_eq(o.msize, P9_MSIZE_DEFAULT);
-	ck_assert_uint_eq(o.poll_us, FS_POLL_US_DEFAULT);
-}
-END_TEST
-
-START_TEST(test_fs_parse_poll)
-{
-	static const char *const bad[] = { "", "-1", "+5", " 5", "5 ", "5us", "0x10",
-					   "10001", "99999999999999999999" };
-	uint32_t v = 7;
-
-	ck_assert_int_eq(fs_parse_poll("0", &v), 0);
-	ck_assert_uint_eq(v, 0);
-	ck_assert_int_eq(fs_parse_poll("50", &v), 0);
-	ck_assert_uint_eq(v, 50);
-	ck_assert_int_eq(fs_parse_poll("10000", &v), 0);
-	ck_assert_uint_eq(v, FS_POLL_US_MAX);
-	ck_assert_int_eq(fs_parse_poll(NULL, &v), -EINVAL);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		v = 7;
-		ck_assert_msg(fs_parse_poll(bad[i], &v) == -EINVAL, "'%s' accepted", bad[i]);
-		ck_assert_uint_eq(v, 7);
-	}
 }
 END_TEST
 
@@ -538,7 +515,6 @@ static Suite *cli_shares_suite(void)
 	tcase_add_test(tc, test_parse_size_limits);
 	tcase_add_test(tc, test_parse_size_garbage);
 	tcase_add_test(tc, test_fs_options_default);
-	tcase_add_test(tc, test_fs_parse_poll);
 	tcase_add_test(tc, test_fs_options_words_fs);
 	tcase_add_test(tc, test_fs_options_words_9p);
 	tcase_add_test(tc, test_fs_options_words_refused);

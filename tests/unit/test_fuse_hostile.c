@@ -16,7 +16,7 @@
  * Every reply is searched for a secret kept outside the share; the test
  * case's timeout catches a server blocked in open(2) of a FIFO.
  */
-#include "fs/creds.h"
+#include "base/creds.h"
 #include "tests/unit/test_fuse_util.h"
 
 #include <sys/resource.h>

@@ -6,7 +6,7 @@
  * with resumable offsets, directory changes, attributes, xattrs. Locks:
  * test_p9lock.c.
  */
-#include "fs/creds.h"
+#include "base/creds.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/test_p9_client.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * seccomp per thread role (vmm/seccomp.c, vmm/seccomp_policy.c,
- * fs/fs_thread.c): each role's real filter is installed in a forked child,
+ * seccomp per thread role (sandbox/seccomp.c, sandbox/seccomp_policy.c,
+ * base/thread.c): each role's real filter is installed in a forked child,
  * which then makes one call. Every role dies of SIGSYS on a call it has no
  * rule for and on a writable+executable mapping; the calls the role lives
  * on (KVM_RUN for a vCPU, io_uring_enter for a queue...) pass; ioctl is
@@ -33,10 +33,10 @@
 #include <unistd.h>
 
 #include "devices/virtio_rng.h"
-#include "fs/fs_thread.h"
+#include "base/thread.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/fake_driver.h"
-#include "vmm/seccomp.h"
+#include "sandbox/seccomp.h"
 
 /* A call made under a role's filter; returns 0 when it behaved as the role needs. */
 typedef int probe_fn(void);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Restricted rings (fs/fs_uring.c): a ring runs the opcodes it was given
+ * Restricted rings (base/uring.c): a ring runs the opcodes it was given
  * and refuses every other (-EACCES) before the kernel looks at the
  * request; with fixed_only it refuses an SQE naming a plain fd; it refuses
  * SQE flags it was not given; and once enabled it takes no register
@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fs/fs_uring.h"
+#include "base/uring.h"
 #include "tests/unit/check_main.h"
 
 static struct io_uring ring;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `stainless vhost-user-fs` command lines (transport/vhost_user_cli.c):
+ * `stainless vhost-user-fs` command lines (cmd/vhost_user_cli.c):
  * what Kata's Go runtime and runtime-rs pass to virtiofsd today, the -o
  * compatibility forms, the project's own FS OPTIONS, and one clear error
  * for each thing it does not take.
@@ -15,7 +15,7 @@
 
 #include "fs/fs_fdbudget.h"
 #include "tests/unit/check_main.h"
-#include "transport/vhost_user_cli.h"
+#include "cmd/vhost_user_cli.h"
 
 static struct vu_fs_config c;
 static char err[512];

@@ -24,7 +24,7 @@
 
 #include "tests/unit/check_main.h"
 #include "transport/vhost_user_ring.h"
-#include "vmm/seccomp.h"
+#include "sandbox/seccomp.h"
 
 #define SWAPS 20000
 #define EFD_FULL 0xfffffffffffffffeull   /* the most an eventfd counter holds */

@@ -19,7 +19,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fs/creds.h"
+#include "base/creds.h"
 #include "tests/unit/on_thread.h"
 
 static char xh_path[4096];          /* the file the client calls "f" */

@@ -4,7 +4,7 @@
  * role's seccomp filter on itself before it touches guest or client input.
  *
  * The policy (which system calls each role may make) is the composition
- * root's business (vmm/seccomp.c); the floors that create threads (vmm,
+ * root's business (sandbox/seccomp.c); the floors that create threads (vmm,
  * mmio, devices, fs and the transports) only name the role, through this
  * header, which sits at the bottom so every floor can include it. The root
  * hands each role's compiled filter down with fs_thread_set_filter()
@@ -33,8 +33,8 @@
  * thread, so they must be dropped on the main thread before the spawner
  * starts: every thread inherits the spawner's.
  */
-#ifndef STAINLESS_FS_FS_THREAD_H
-#define STAINLESS_FS_FS_THREAD_H
+#ifndef STAINLESS_BASE_THREAD_H
+#define STAINLESS_BASE_THREAD_H
 
 #include <pthread.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Restricted io_uring set-up (see fs_uring.h). */
-#include "fs/fs_uring.h"
+#include "base/uring.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `stainless vhost-user-fs` argument parsing (see vhost_user_cli.h). */
-#include "transport/vhost_user_cli.h"
+#include "cmd/vhost_user_cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "base/fail.h"
 
 void vu_fs_usage(FILE *f, const char *prog)
 {
@@ -56,17 +58,6 @@ const char *vu_fs_prog_name(const char *argv0)
 	if (!base || !*base || strcmp(base, "vhost-user-fs") == 0)
 		return "stainless vhost-user-fs";
 	return base;
-}
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
 }
 
 /* Index of s in names (NULL-terminated), or -1. */
@@ -149,32 +140,32 @@ static int parse_choice(struct vu_fs_config *c, int opt, const char *v, char *er
 	case O_CACHE:
 		if (vu_opt_parse_cache(c, v) == 0)
 			return 0;
-		return fail(err, errlen, "--cache '%s': must be auto, always, metadata or never", v);
+		return fail_msg(err, errlen, -EINVAL, "--cache '%s': must be auto, always, metadata or never", v);
 	case O_LOG_LEVEL:
 		if (vu_opt_parse_log_level(c, v) == 0)
 			return 0;
-		return fail(err, errlen, "--log-level '%s': must be error, warn, info, debug, trace or off", v);
+		return fail_msg(err, errlen, -EINVAL, "--log-level '%s': must be error, warn, info, debug, trace or off", v);
 	case O_SANDBOX:
 		if ((i = pick(v, sandboxes)) < 0)
-			return fail(err, errlen, "--sandbox '%s': must be namespace, chroot or none", v);
+			return fail_msg(err, errlen, -EINVAL, "--sandbox '%s': must be namespace, chroot or none", v);
 		c->sandbox = (enum vu_sandbox)i;
 		return 0;
 	case O_SECCOMP:
 		if ((i = pick(v, seccomps)) < 0)
-			return fail(err, errlen, "--seccomp '%s': must be kill, log, trap or none", v);
+			return fail_msg(err, errlen, -EINVAL, "--seccomp '%s': must be kill, log, trap or none", v);
 		c->seccomp = (enum vu_seccomp)i;
 		return 0;
 	case O_FILE_HANDLES:
 		if ((i = pick(v, handles)) < 0)
-			return fail(err, errlen, "--inode-file-handles '%s': must be never or prefer", v);
+			return fail_msg(err, errlen, -EINVAL, "--inode-file-handles '%s': must be never or prefer", v);
 		if (i == VU_FH_MANDATORY)
-			return fail(err, errlen, "--inode-file-handles=mandatory: not supported: stainless "
+			return fail_msg(err, errlen, -EINVAL, "--inode-file-handles=mandatory: not supported: stainless "
 				    "keeps no file handles (its fd budget bounds the fds it holds); "
 				    "use never or prefer");
 		c->file_handles = i == 3 ? VU_FH_PREFER : (enum vu_file_handles)i;
 		return 0;
 	}
-	return fail(err, errlen, "no such choice");
+	return fail_msg(err, errlen, -EINVAL, "no such choice");
 }
 
 /* Everything but the choices: one option into c. */
@@ -197,23 +188,23 @@ static int parse_one(struct vu_fs_config *c, int opt, const char *v, char *err, 
 	case 'o':            return vu_opt_parse_o(c, v, err, errlen);
 	case O_TAG:
 		if (!*v || strlen(v) > VU_TAG_MAX)
-			return fail(err, errlen, "--tag '%s': must be 1 to %d bytes", v, VU_TAG_MAX);
+			return fail_msg(err, errlen, -EINVAL, "--tag '%s': must be 1 to %d bytes", v, VU_TAG_MAX);
 		c->tag = v;
 		return 0;
 	case O_FD:
 		if (parse_ulong(v, 1u << 30, &n) < 0)
-			return fail(err, errlen, "--fd '%s': not a file descriptor number", v);
+			return fail_msg(err, errlen, -EINVAL, "--fd '%s': not a file descriptor number", v);
 		c->fd = (int)n;
 		return 0;
 	case O_RLIMIT:
 		/* 0 leaves the limit as it is, as virtiofsd's does. */
 		if (parse_ulong(v, 1u << 30, &n) < 0)
-			return fail(err, errlen, "--rlimit-nofile '%s': not a number", v);
+			return fail_msg(err, errlen, -EINVAL, "--rlimit-nofile '%s': not a number", v);
 		c->rlimit_nofile = n;
 		return 0;
 	case O_POOL:
 		if (parse_ulong(v, 1u << 20, &n) < 0)
-			return fail(err, errlen, "--thread-pool-size '%s': not a number", v);
+			return fail_msg(err, errlen, -EINVAL, "--thread-pool-size '%s': not a number", v);
 		c->thread_pool_given = true;
 		c->thread_pool_size = n;
 		return 0;
@@ -258,14 +249,14 @@ static int check_config(const struct vu_fs_config *c, char *err, size_t errlen)
 	if (c->print_capabilities)
 		return 0;
 	if (!c->shared_dir)
-		return fail(err, errlen, "--shared-dir DIR (or -o source=DIR) is required");
+		return fail_msg(err, errlen, -EINVAL, "--shared-dir DIR (or -o source=DIR) is required");
 	if (!c->socket_path && c->fd < 0)
-		return fail(err, errlen, "--socket-path PATH or --fd FD is required (or systemd's "
+		return fail_msg(err, errlen, -EINVAL, "--socket-path PATH or --fd FD is required (or systemd's "
 			    "socket activation)");
 	if (c->socket_path && c->fd >= 0)
-		return fail(err, errlen, "--fd and --socket-path exclude each other");
+		return fail_msg(err, errlen, -EINVAL, "--fd and --socket-path exclude each other");
 	if (c->socket_group && c->fd >= 0)
-		return fail(err, errlen, "--socket-group needs --socket-path (a socket handed over with --fd "
+		return fail_msg(err, errlen, -EINVAL, "--socket-group needs --socket-path (a socket handed over with --fd "
 			    "is already made)");
 	return 0;
 }
@@ -291,7 +282,7 @@ int vu_fs_parse_args(int argc, char **argv, struct vu_fs_config *c, char *err, s
 			break;
 		case O_REFUSED:
 			why = vu_opt_refusal(longopts[li].name);
-			return fail(err, errlen, "--%s: not supported: %s", longopts[li].name,
+			return fail_msg(err, errlen, -EINVAL, "--%s: not supported: %s", longopts[li].name,
 				    why ? why : "not implemented");
 		case 'h':
 			vu_fs_usage(stdout, c->prog);
@@ -304,10 +295,10 @@ int vu_fs_parse_args(int argc, char **argv, struct vu_fs_config *c, char *err, s
 			return 1;
 		case ':':
 			option_name(argv[optind - 1], name, sizeof(name));
-			return fail(err, errlen, "%s needs a value", name);
+			return fail_msg(err, errlen, -EINVAL, "%s needs a value", name);
 		case '?':
 			option_name(argv[optind - 1], name, sizeof(name));
-			return fail(err, errlen, "'%s' is not an option %s takes (see %s --help)",
+			return fail_msg(err, errlen, -EINVAL, "'%s' is not an option %s takes (see %s --help)",
 				    name, c->prog, c->prog);
 		default:
 			rc = parse_one(c, opt, optarg, err, errlen);
@@ -316,11 +307,11 @@ int vu_fs_parse_args(int argc, char **argv, struct vu_fs_config *c, char *err, s
 		}
 	}
 	if (optind < argc)
-		return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+		return fail_msg(err, errlen, -EINVAL, "unexpected argument '%s'", argv[optind]);
 	if (!c->print_capabilities && !c->socket_path && c->fd < 0) {
 		c->fd = socket_activated();
 		if (c->fd == -EINVAL)
-			return fail(err, errlen, "socket activation: LISTEN_FDS names more than one "
+			return fail_msg(err, errlen, -EINVAL, "socket activation: LISTEN_FDS names more than one "
 				    "socket; one frontend is served, on one");
 	}
 	return check_config(c, err, errlen);

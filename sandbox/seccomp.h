@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * seccomp for every thread role (fs/fs_thread.h): the policy
+ * seccomp for every thread role (base/thread.h): the policy
  * (seccomp_policy.c), one BPF program per role built with libseccomp
  * before any thread starts, `--seccomp kill|log|trap|none` and
  * `--print-seccomp ROLE` for run, fuse-mount, 9p-serve (and vhost-user-fs),
@@ -18,13 +18,13 @@
  * Order (fs_thread.h): sandbox set-up first, then sc_setup(), then the
  * command's threads; sc_setup() itself starts no thread.
  */
-#ifndef STAINLESS_VMM_SECCOMP_H
-#define STAINLESS_VMM_SECCOMP_H
+#ifndef STAINLESS_SANDBOX_SECCOMP_H
+#define STAINLESS_SANDBOX_SECCOMP_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-#include "fs/fs_thread.h"
+#include "base/thread.h"
 
 struct sock_fprog;
 

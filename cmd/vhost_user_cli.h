@@ -9,13 +9,13 @@
  * what it does here: docs/virtiofsd-options.md. Anything else is refused
  * with one line naming it.
  */
-#ifndef STAINLESS_TRANSPORT_VHOST_USER_CLI_H
-#define STAINLESS_TRANSPORT_VHOST_USER_CLI_H
+#ifndef STAINLESS_CMD_VHOST_USER_CLI_H
+#define STAINLESS_CMD_VHOST_USER_CLI_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-#include "transport/vhost_user_opts.h"
+#include "cmd/vhost_user_opts.h"
 
 /*
  * Parse argv: argv[0] is "vhost-user-fs" (`stainless vhost-user-fs`) or

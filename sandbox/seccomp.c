@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Per-role seccomp programs, the options, and the SIGSYS report (see seccomp.h). */
-#include "vmm/seccomp.h"
+#include "sandbox/seccomp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "vmm/seccomp_policy.h"
+#include "base/fail.h"
+#include "sandbox/seccomp_policy.h"
 
 #define SC_NAMES_MAX 512   /* x86_64 syscall numbers are below this */
 
@@ -49,8 +50,7 @@ static int parse_mode(const char *v, enum sc_mode *out)
 
 static int take_fail(char *err, size_t errlen, const char *what, const char *v)
 {
-	snprintf(err, errlen, "%s%s%s", what, v ? " " : "", v ? v : "");
-	return -EINVAL;
+	return fail_msg(err, errlen, -EINVAL, "%s%s%s", what, v ? " " : "", v ? v : "");
 }
 
 /* "--name VALUE" or "--name=VALUE" at argv[*i]: the value, or NULL if it is not that option. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Per-thread credentials and capabilities (see creds.h). */
-#include "fs/creds.h"
+#include "base/creds.h"
 
 #include <errno.h>
 #include <stdbool.h>

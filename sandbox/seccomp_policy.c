@@ -18,7 +18,7 @@
  * nscd client, in a 9p user lookup) it fails EACCES and glibc reads the
  * files instead.
  */
-#include "vmm/seccomp_policy.h"
+#include "sandbox/seccomp_policy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +33,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include "fs/creds.h"
+#include "base/creds.h"
 
 #define ARG_EQ(i, v)      { .arg = (i), .op = SCMP_CMP_EQ, .datum_a = (v) }
 #define ARG_BITS(i, m, v) { .arg = (i), .op = SCMP_CMP_MASKED_EQ, .datum_a = (m), .datum_b = (v) }
@@ -74,9 +74,7 @@ static const struct sc_rule base_rules[] = {
 	{ SCMP_SYS(gettid), .why = "glibc's raise and pthread_kill" },
 	/* The tgid is checked in seccomp.c (added with our pid): only our own threads. */
 	{ SCMP_SYS(clock_gettime), .why = "poll windows and timed waits (when the vDSO cannot answer)" },
-	{ SCMP_SYS(clock_nanosleep), .why = "usleep: fuse-mount's forget batching" },
-	{ SCMP_SYS(nanosleep), .why = "usleep on older glibc" },
-	{ SCMP_SYS(restart_syscall), .why = "a sleep resumed after a signal" },
+	{ SCMP_SYS(restart_syscall), .why = "a timed wait (poll, futex) resumed after a signal" },
 	{ SCMP_SYS(sched_getaffinity), .why = "glibc malloc sizes its arena limit from it (the 9th arena)" },
 	{ SCMP_SYS(prctl), 0, 1, { PRCTL(PR_SET_NAME) },
 	  "threads name themselves: the name is the comm of the kernel's seccomp log line" },
@@ -105,7 +103,7 @@ static const struct sc_rule sanitizer_rules[] = {
 static const struct sc_rule server_rules[] = {
 	{ SCMP_SYS(openat), .why = "open beneath the share; /proc/self/fd reopen of O_PATH fds; /etc/passwd" },
 	{ SCMP_SYS(openat2), .why = "name resolution with RESOLVE_BENEATH and no magic links (resolve.c)" },
-	/* No open_by_handle_at, name_to_handle_at: handles reach past the share (fs/creds.h). */
+	/* No open_by_handle_at, name_to_handle_at: handles reach past the share (base/creds.h). */
 	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_DUPFD_CLOEXEC) }, "dup of a fid's or handle's fd" },
 	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_GETFL) }, "an fd's open flags (reopen, access checks)" },
 	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_SETFL) }, "O_APPEND/O_NONBLOCK on an open file (FUSE SETATTR of open flags)" },

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The allow-lists (seccomp_policy.c): rules grouped by what they are for,
- * and each role a list of groups. Private to vmm/seccomp.c and its tests.
+ * and each role a list of groups. Private to sandbox/seccomp.c and its tests.
  */
-#ifndef STAINLESS_VMM_SECCOMP_POLICY_H
-#define STAINLESS_VMM_SECCOMP_POLICY_H
+#ifndef STAINLESS_SANDBOX_SECCOMP_POLICY_H
+#define STAINLESS_SANDBOX_SECCOMP_POLICY_H
 
 #include <seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fs/fs_thread.h"
-#include "vmm/seccomp.h"
+#include "base/thread.h"
+#include "sandbox/seccomp.h"
 
 #define SC_MAX_ARGS 2
 

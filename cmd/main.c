@@ -6,12 +6,14 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "base/exit.h"
+#include "base/fail.h"
+#include "cmd/fuse_mount.h"
+#include "cmd/p9_serve.h"
+#include "cmd/run.h"
+#include "cmd/vhost_user_fs.h"
 #include "sandbox/sandbox.h"
-#include "transport/fuse_mount.h"
-#include "transport/p9_serve.h"
-#include "transport/vhost_user_fs.h"
-#include "vmm/seccomp.h"
-#include "vmm/vm.h"
+#include "sandbox/seccomp.h"
 
 static void usage(FILE *f)
 {
@@ -30,7 +32,7 @@ static void usage(FILE *f)
 	      "                (a drop-in virtiofsd; see stainless vhost-user-fs --help)\n"
 	      "  stainless fuse-mount DIR MOUNTPOINT [FS OPTIONS] [--uring]\n"
 	      "  stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES] [--readonly]\n"
-	      "                     [--devices] [--xattr-map] [--poll USEC]\n"
+	      "                     [--devices] [--xattr-map]\n"
 	      "    FS OPTIONS: [--cache never|auto|always|metadata] [--readonly] [--xattr] [--xattr-map]\n"
 	      "                [--writeback] [--devices]\n"
 	      "  run, fuse-mount and 9p-serve also take [--seccomp kill|log|trap|none] (default kill)\n"
@@ -52,16 +54,14 @@ static int seccomp_options(enum sc_command cmd, const char *name, int *argc, cha
 	char err[256];
 
 	if (sc_take_args(argc, argv, &o, err, sizeof(err)) < 0) {
-		fprintf(stderr, "stainless %s: %s\n", name, err);
-		return 2;
+		return fail(EXIT_USAGE, "%s", err);
 	}
 	if (o.print_role) {
 		sc_print_role(stdout, cmd, (enum fs_role)sc_role_by_name(o.print_role), o.mode);
 		return 0;
 	}
 	if (sc_setup(cmd, o.mode, err, sizeof(err)) < 0) {
-		fprintf(stderr, "stainless %s: seccomp: %s\n", name, err);
-		return 1;
+		return fail(EXIT_FAILED, "seccomp: %s", err);
 	}
 	return -1;
 }
@@ -82,15 +82,15 @@ static void open_kill_report(void)
 static int run_command(const char *cmd, int argc, char **argv)
 {
 	if (strcmp(cmd, "run") == 0)
-		return vm_run_main(argc, argv);
+		return run_main(argc, argv);
 	if (strcmp(cmd, "fuse-mount") == 0)
 		return fuse_mount_main(argc, argv);
 	if (strcmp(cmd, "9p-serve") == 0)
 		return p9_serve_main(argc, argv);
 	if (strcmp(cmd, "vhost-user-fs") == 0)
 		return vhost_user_fs_main(argc, argv);
-	fprintf(stderr, "stainless: unknown command '%s' (try stainless --help)\n", cmd);
-	return 2;
+	fail_set_command(NULL);
+	return fail(EXIT_USAGE, "unknown command '%s' (try stainless --help)", cmd);
 }
 
 /*
@@ -106,6 +106,7 @@ static int command(const char *cmd, int argc, char **argv)
 	};
 	int rc;
 
+	fail_set_command(cmd); /* every set-up error line names the command */
 	for (unsigned i = 0; i < sizeof(confined) / sizeof(confined[0]); i++) {
 		if (strcmp(cmd, confined[i].name) != 0)
 			continue;
@@ -114,7 +115,8 @@ static int command(const char *cmd, int argc, char **argv)
 			return rc;
 		sandbox_on_supervise(open_kill_report);
 	}
-	rc = run_command(cmd, argc, argv);
+	/* Every command's result becomes an exit code here and nowhere else. */
+	rc = exit_status(run_command(cmd, argc, argv));
 	/*
 	 * The sandbox's supervisor learns a server's death from its exit code:
 	 * 128 + SIGSYS is a seccomp kill, whose audit record names the call.

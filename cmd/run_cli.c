@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* `stainless run` argument parsing (see cli.h). */
-#include "vmm/cli.h"
+/* `stainless run` argument parsing (see run_cli.h). */
+#include "cmd/run_cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/fail.h"
 
 void cli_run_usage(FILE *f)
 {
@@ -23,16 +25,6 @@ void cli_run_usage(FILE *f)
 	      "             (virtio-fs: q0 is the hiprio queue, q1.. the request queues)\n", f);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
 		       char *err, size_t errlen)
 {
@@ -41,10 +33,10 @@ static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
 	char *spec, *eq, *word, *save;
 
 	if (cfg->nr_shares >= VM_MAX_SHARES)
-		return fail(err, errlen, "%s %s: too many shares (at most %d)", opt, arg,
+		return fail_msg(err, errlen, -EINVAL, "%s %s: too many shares (at most %d)", opt, arg,
 			    VM_MAX_SHARES);
 	if (strlen(arg) >= sizeof(cfg->share_specs[0]))
-		return fail(err, errlen, "%s: argument too long", opt);
+		return fail_msg(err, errlen, -EINVAL, "%s: argument too long", opt);
 	spec = cfg->share_specs[cfg->nr_shares];
 	strcpy(spec, arg);
 	sh = &cfg->shares[cfg->nr_shares];
@@ -54,25 +46,25 @@ static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
 
 	eq = strchr(spec, '=');
 	if (!eq || eq == spec)
-		return fail(err, errlen, "%s %s: expected TAG=DIR[,options]", opt, arg);
+		return fail_msg(err, errlen, -EINVAL, "%s %s: expected TAG=DIR[,options]", opt, arg);
 	*eq = '\0';
 	if (strlen(spec) > VM_TAG_MAX)
-		return fail(err, errlen, "%s: tag '%s' longer than %d bytes", opt, spec, VM_TAG_MAX);
+		return fail_msg(err, errlen, -EINVAL, "%s: tag '%s' longer than %d bytes", opt, spec, VM_TAG_MAX);
 	strcpy(sh->tag, spec);
 	for (unsigned i = 0; i < cfg->nr_shares; i++)
 		if (strcmp(cfg->shares[i].tag, sh->tag) == 0)
-			return fail(err, errlen, "%s: duplicate tag '%s'", opt, sh->tag);
+			return fail_msg(err, errlen, -EINVAL, "%s: duplicate tag '%s'", opt, sh->tag);
 
 	/* DIR runs to the first comma; a directory with a comma in its name
 	 * can be reached through a symlink. */
 	sh->dir = strtok_r(eq + 1, ",", &save);
 	if (!sh->dir || !*sh->dir || eq[1] == ',')
-		return fail(err, errlen, "%s %s: missing directory", opt, arg);
+		return fail_msg(err, errlen, -EINVAL, "%s %s: missing directory", opt, arg);
 	while ((word = strtok_r(NULL, ",", &save))) {
 		const char *why = "";
 
 		if (fs_options_parse_word(&sh->opts, word, is_9p, &why) < 0)
-			return fail(err, errlen, "%s %s: '%s': %s", opt, sh->tag, word, why);
+			return fail_msg(err, errlen, -EINVAL, "%s %s: '%s': %s", opt, sh->tag, word, why);
 	}
 	cfg->nr_shares++;
 	return 0;
@@ -107,13 +99,13 @@ static int parse_mem(const char *arg, uint64_t *mem, char *err, size_t errlen)
 	if (rc == 0 && strspn(arg, "0123456789") == strlen(arg))
 		*mem = *mem > (VM_MEM_MAX >> 20) ? UINT64_MAX : *mem << 20;
 	if (rc < 0)
-		return fail(err, errlen, "--mem '%s': not a size (try 512M or 2G)", arg);
+		return fail_msg(err, errlen, -EINVAL, "--mem '%s': not a size (try 512M or 2G)", arg);
 	if (*mem < VM_MEM_MIN)
-		return fail(err, errlen, "--mem '%s': too small (at least 32M)", arg);
+		return fail_msg(err, errlen, -EINVAL, "--mem '%s': too small (at least 32M)", arg);
 	if (*mem > VM_MEM_MAX)
-		return fail(err, errlen, "--mem '%s': too large (at most 1T)", arg);
+		return fail_msg(err, errlen, -EINVAL, "--mem '%s': too large (at most 1T)", arg);
 	if (*mem % 4096)
-		return fail(err, errlen, "--mem '%s': not a multiple of 4K", arg);
+		return fail_msg(err, errlen, -EINVAL, "--mem '%s': not a multiple of 4K", arg);
 	return 0;
 }
 
@@ -125,7 +117,7 @@ static int parse_cpus(const char *arg, unsigned *cpus, char *err, size_t errlen)
 	errno = 0;
 	n = strtol(arg, &end, 10);
 	if (errno || *end || end == arg || n < 1 || n > VM_CPUS_MAX)
-		return fail(err, errlen, "--cpus '%s': must be a number from 1 to %d",
+		return fail_msg(err, errlen, -EINVAL, "--cpus '%s': must be a number from 1 to %d",
 			    arg, VM_CPUS_MAX);
 	*cpus = (unsigned)n;
 	return 0;
@@ -142,18 +134,18 @@ static int parse_console(const char *arg, struct vm_config *cfg, char *err, size
 		cfg->console = CONSOLE_FILE;
 		cfg->console_path = arg;
 	} else {
-		return fail(err, errlen, "--console: expected stdio, none or a file path");
+		return fail_msg(err, errlen, -EINVAL, "--console: expected stdio, none or a file path");
 	}
 	return 0;
 }
 
-int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
+int cli_parse_run(int argc, char **argv, struct vm_config *cfg, struct sandbox_opts *sbo,
 		  char *err, size_t errlen)
 {
 	int c, rc, idx = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
-	sandbox_opts_init(&cfg->sandbox);
+	sandbox_opts_init(sbo);
 	cfg->mem = VM_MEM_DEFAULT;
 	cfg->cpus = 1;
 	cfg->console = CONSOLE_STDIO;
@@ -200,34 +192,22 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg,
 			cfg->stats = true;
 			break;
 		case OPT_SANDBOX:
-			if (sandbox_opt(&cfg->sandbox, run_opts[idx].name, optarg, err, errlen) < 0)
+			if (sandbox_opt(sbo, run_opts[idx].name, optarg, err, errlen) < 0)
 				return -EINVAL;
 			break;
 		case 'h':
 			cli_run_usage(stdout);
 			return 1;
 		case ':':
-			return fail(err, errlen, "%s needs an argument", argv[optind - 1]);
+			return fail_msg(err, errlen, -EINVAL, "%s needs an argument", argv[optind - 1]);
 		default:
-			return fail(err, errlen, "unknown option '%s' (see stainless run --help)",
+			return fail_msg(err, errlen, -EINVAL, "unknown option '%s' (see stainless run --help)",
 				    argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+		return fail_msg(err, errlen, -EINVAL, "unexpected argument '%s'", argv[optind]);
 	if (!cfg->kernel)
-		return fail(err, errlen, "--kernel PATH is required");
+		return fail_msg(err, errlen, -EINVAL, "--kernel PATH is required");
 	return 0;
-}
-
-int cli_run_err(int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("stainless run: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return rc;
 }

@@ -13,8 +13,8 @@
  * makes every SQE name one of them (IOSQE_FIXED_FILE required): such a ring
  * can then touch no other file at all, whatever a bug writes into it.
  */
-#ifndef STAINLESS_FS_FS_URING_H
-#define STAINLESS_FS_FS_URING_H
+#ifndef STAINLESS_BASE_URING_H
+#define STAINLESS_BASE_URING_H
 
 #include <liburing.h>
 #include <stdbool.h>

@@ -6,8 +6,8 @@
  * C virtiofsd's -o lists as libvirt builds them, and the options stainless
  * refuses, each with the reason and what to use instead.
  */
-#ifndef STAINLESS_TRANSPORT_VHOST_USER_OPTS_H
-#define STAINLESS_TRANSPORT_VHOST_USER_OPTS_H
+#ifndef STAINLESS_CMD_VHOST_USER_OPTS_H
+#define STAINLESS_CMD_VHOST_USER_OPTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

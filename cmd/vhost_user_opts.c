@@ -1,22 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* virtiofsd's option words (see vhost_user_opts.h; the table: docs/virtiofsd-options.md). */
-#include "transport/vhost_user_opts.h"
+#include "cmd/vhost_user_opts.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+#include "base/fail.h"
 
 int vu_opt_parse_cache(struct vu_fs_config *c, const char *v)
 {
@@ -149,7 +140,7 @@ static int o_value(struct vu_fs_config *c, const char *w, const char *v, char *e
 		c->max_idle_given = true;
 		return 0;
 	}
-	return fail(err, errlen, "-o %s=%s: not an option or value %s takes", w, v, c->prog);
+	return fail_msg(err, errlen, -EINVAL, "-o %s=%s: not an option or value %s takes", w, v, c->prog);
 }
 
 /* One word of a -o list, in virtiofsd's compatibility spellings. */
@@ -162,19 +153,19 @@ static int o_word(struct vu_fs_config *c, char *w, char *err, size_t errlen)
 
 	/* The switch and refusal tables spell the words with dashes. */
 	if (n >= sizeof(dashed))
-		return fail(err, errlen, "-o %.32s...: not an option %s takes", w, c->prog);
+		return fail_msg(err, errlen, -EINVAL, "-o %.32s...: not an option %s takes", w, c->prog);
 	for (size_t i = 0; i < n; i++)
 		dashed[i] = w[i] == '_' ? '-' : w[i];
 	dashed[n] = '\0';
 	if ((why = vu_opt_refusal(dashed)))
-		return fail(err, errlen, "-o %s: not supported: %s", dashed, why);
+		return fail_msg(err, errlen, -EINVAL, "-o %s: not supported: %s", dashed, why);
 	if (eq) {
 		*eq = '\0';
 		return o_value(c, w, eq + 1, err, errlen);
 	}
 	if (vu_opt_switch(c, dashed) == 0)
 		return 0;
-	return fail(err, errlen, "-o %s: not an option %s takes", w, c->prog);
+	return fail_msg(err, errlen, -EINVAL, "-o %s: not an option %s takes", w, c->prog);
 }
 
 int vu_opt_parse_o(struct vu_fs_config *c, const char *arg, char *err, size_t errlen)
@@ -184,7 +175,7 @@ int vu_opt_parse_o(struct vu_fs_config *c, const char *arg, char *err, size_t er
 	int rc;
 
 	if (len > sizeof(c->obuf) - c->oused)
-		return fail(err, errlen, "-o: the options are too long");
+		return fail_msg(err, errlen, -EINVAL, "-o: the options are too long");
 	out = word = c->obuf + c->oused;
 	c->oused += len;
 	for (const char *p = arg;; p++) {

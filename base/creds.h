@@ -3,8 +3,8 @@
  * Per-thread credentials and capabilities of the threads that make host
  * calls for a client, shared by the FUSE and 9p servers.
  */
-#ifndef STAINLESS_FS_CREDS_H
-#define STAINLESS_FS_CREDS_H
+#ifndef STAINLESS_BASE_CREDS_H
+#define STAINLESS_BASE_CREDS_H
 
 #include <linux/capability.h>
 #include <stdbool.h>
@@ -49,7 +49,7 @@ void fs_creds_switch_ids(uid_t uid, gid_t gid);
 /*
  * Whether some share of this process has `devices`: then a serving
  * thread keeps CAP_MKNOD and its seccomp filter lets mknodat make
- * character and block devices (vmm/seccomp_policy.c); otherwise neither,
+ * character and block devices (sandbox/seccomp_policy.c); otherwise neither,
  * so not even a compromised server can mint a host device node (FIFOs,
  * sockets, regular files and the 0:0 whiteout need no CAP_MKNOD since
  * Linux 5.8). Each command says so while the process is single-threaded,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Thread roles, their filters and the spawner (see fs_thread.h). */
-#include "fs/fs_thread.h"
+#include "base/thread.h"
 
 #include <errno.h>
 #include <linux/filter.h>

@@ -8,7 +8,7 @@
  * disconnects, with every ring stopped, every fd closed and the guest's
  * memory unmapped.
  */
-#include "transport/vhost_user_fs.h"
+#include "cmd/vhost_user_fs.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -24,15 +24,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fail.h"
 #include "devices/virtio_fs.h"
 #include "fs/fs_fdbudget.h"
-#include "fs/fs_thread.h"
+#include "base/thread.h"
 #include "sandbox/sandbox.h"
 #include "transport/unix_listen.h"
-#include "transport/vhost_user_cli.h"
+#include "cmd/vhost_user_cli.h"
 #include "transport/vhost_user_dev.h"
 
-#define PREFIX "stainless: vhost-user-fs: "
 
 /*
  * --syslog: stderr becomes a stream whose lines go to the system log, so
@@ -116,12 +116,12 @@ static void log_to_syslog(void)
 	FILE *f;
 
 	if (fd < 0) {
-		fprintf(stderr, PREFIX "--syslog: /dev/log: %s; logging to stderr\n", strerror(-fd));
+		fail(0, "--syslog: /dev/log: %s; logging to stderr", strerror(-fd));
 		return;
 	}
 	f = fopencookie(NULL, "w", io);
 	if (!f) {
-		fprintf(stderr, PREFIX "--syslog: %s; logging to stderr\n", strerror(errno));
+		fail(0, "--syslog: %s; logging to stderr", strerror(errno));
 		close(fd);
 		return;
 	}
@@ -138,15 +138,15 @@ static void notes(const struct vu_fs_config *c)
 	if (c->log_level < VU_LOG_INFO)
 		return;
 	if (c->thread_pool_given)
-		fprintf(stderr, PREFIX "note: --thread-pool-size=%lu ignored: each ring is served "
-			"inline by its own io_uring worker\n", c->thread_pool_size);
+		fail(0, "note: --thread-pool-size=%lu ignored: each ring is served "
+			"inline by its own io_uring worker", c->thread_pool_size);
 	if (c->socket_deprecated)
-		fprintf(stderr, PREFIX "note: --socket is deprecated; use --socket-path\n");
+		fail(0, "note: --socket is deprecated; use --socket-path");
 	if (c->max_idle_given)
-		fprintf(stderr, PREFIX "note: -o max_idle_threads ignored: there is no pool\n");
+		fail(0, "note: -o max_idle_threads ignored: there is no pool");
 	if (c->file_handles == VU_FH_PREFER)
-		fprintf(stderr, PREFIX "note: --inode-file-handles=prefer: stainless keeps no file "
-			"handles (an evicted inode is reopened by its name and checked); served as never\n");
+		fail(0, "note: --inode-file-handles=prefer: stainless keeps no file "
+			"handles (an evicted inode is reopened by its name and checked); served as never");
 }
 
 /*
@@ -166,7 +166,7 @@ static int sandbox(const struct vu_fs_config *c, struct sandbox *sb, int *code)
 
 	sandbox_opts_init(&sbo);
 	if (sandbox_opt(&sbo, "sandbox", modes[c->sandbox], why, sizeof(why)) != 0) {
-		fprintf(stderr, PREFIX "%s\n", why);
+		fail(0, "%s", why);
 		return -EINVAL;
 	}
 	sandbox_init(sb, "vhost-user-fs", &sbo);
@@ -188,7 +188,7 @@ static int sandbox(const struct vu_fs_config *c, struct sandbox *sb, int *code)
 /*
  * The share, the listening socket and the device exist and no frontend
  * message has been read: from here this thread only serves the frontend,
- * under the vhost-user role's filter (vmm/main.c built the filters from
+ * under the vhost-user role's filter (cmd/main.c built the filters from
  * --seccomp before the command started; with none this installs nothing).
  */
 static int contain(const struct vu_fs_config *c)
@@ -197,7 +197,7 @@ static int contain(const struct vu_fs_config *c)
 
 	(void)c;
 	if (r < 0)
-		fprintf(stderr, PREFIX "seccomp: %s\n", strerror(-r));
+		fail(0, "seccomp: %s", strerror(-r));
 	return r;
 }
 
@@ -209,19 +209,19 @@ static int open_listener(const struct vu_fs_config *c)
 	if (c->fd >= 0) {
 		rc = unix_check_listener(c->fd);
 		if (rc < 0) {
-			fprintf(stderr, PREFIX "--fd %d: not a listening Unix stream socket (%s)\n",
+			fail(0, "--fd %d: not a listening Unix stream socket (%s)",
 				c->fd, strerror(-rc));
 			return rc;
 		}
 		return c->fd;
 	}
 	if (c->socket_group && unix_parse_group(c->socket_group, &gid) < 0) {
-		fprintf(stderr, PREFIX "--socket-group '%s': no such group\n", c->socket_group);
+		fail(0, "--socket-group '%s': no such group", c->socket_group);
 		return -EINVAL;
 	}
 	rc = unix_listen(c->socket_path, gid, 1);  /* one frontend */
 	if (rc < 0)
-		fprintf(stderr, PREFIX "cannot listen on '%s': %s\n", c->socket_path, strerror(-rc));
+		fail(0, "cannot listen on '%s': %s", c->socket_path, strerror(-rc));
 	return rc;
 }
 
@@ -242,7 +242,7 @@ static int accept_frontend(int lfd, int sfd)
 		if (fd >= 0)
 			return fd;
 		if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN) {
-			fprintf(stderr, PREFIX "accept: %s\n", strerror(errno));
+			fail(0, "accept: %s", strerror(errno));
 			return -1;
 		}
 	}
@@ -268,7 +268,7 @@ static int serve(const struct vu_fs_config *c, struct virtio_dev *vdev, int lfd,
 	int conn, rc;
 
 	if (c->log_level >= VU_LOG_INFO)
-		fprintf(stderr, PREFIX "serving %s; waiting for the frontend%s%s\n", c->shared_dir,
+		fail(0, "serving %s; waiting for the frontend%s%s", c->shared_dir,
 			c->socket_path ? " on " : "", c->socket_path ? c->socket_path : "");
 	conn = accept_frontend(lfd, sfd);
 	/* One frontend per process, as virtiofsd: nobody else may connect. */
@@ -283,7 +283,7 @@ static int serve(const struct vu_fs_config *c, struct virtio_dev *vdev, int lfd,
 	vu_dev_release(&d);
 	close(conn);
 	if (rc == 0 && c->log_level >= VU_LOG_INFO)
-		fprintf(stderr, PREFIX "the frontend left; exiting\n");
+		fail(0, "the frontend left; exiting");
 	return rc;
 }
 
@@ -297,7 +297,7 @@ int vhost_user_fs_main(int argc, char **argv)
 
 	rc = vu_fs_parse_args(argc, argv, &c, err, sizeof(err));
 	if (rc < 0) {
-		fprintf(stderr, PREFIX "%s\n", err);
+		fail(0, "%s", err);
 		return 2;
 	}
 	if (rc > 0)
@@ -314,7 +314,7 @@ int vhost_user_fs_main(int argc, char **argv)
 	notes(&c);
 	/* The user's limit holds from here: the budget is read from it. */
 	if (c.rlimit_nofile && (rc = fs_fd_fix_nofile(c.rlimit_nofile)) < 0) {
-		fprintf(stderr, PREFIX "--rlimit-nofile %lu: %s\n", c.rlimit_nofile, strerror(-rc));
+		fail(0, "--rlimit-nofile %lu: %s", c.rlimit_nofile, strerror(-rc));
 		return 1;
 	}
 	lfd = open_listener(&c);  /* where the user asked, before the sandbox */
@@ -336,14 +336,14 @@ int vhost_user_fs_main(int argc, char **argv)
 	if (rc == 0 && (rc = virtio_fs_offer_rings(vdev, VIRTIO_FS_MAX_REQUEST_QUEUES)) < 0)
 		virtio_dev_destroy(vdev);
 	if (rc < 0) {
-		fprintf(stderr, PREFIX "cannot share '%s': %s\n", c.shared_dir, strerror(-rc));
+		fail(0, "cannot share '%s': %s", c.shared_dir, strerror(-rc));
 		close(lfd);
 		return 1;
 	}
 	sfd = block_signals();
 	/* A frontend that truncates its memory file must not kill us (vhost_user_mem.h). */
 	if (sfd < 0 || vu_mem_guard_install() < 0 || contain(&c) < 0) {
-		fprintf(stderr, PREFIX "set-up: %s\n", strerror(errno));
+		fail(0, "set-up: %s", strerror(errno));
 		rc = -1;
 	} else {
 		rc = serve(&c, vdev, lfd, sfd);

@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# cmd/: each command put together -- its command line read, the sandbox
+# entered, the pieces of the floors below composed and run (cmd/main.c,
+# the dispatch, is linked only into the binary).
+LIB_SRCS += cmd/run.c cmd/run_cli.c cmd/fuse_mount.c cmd/p9_serve.c \
+            cmd/vhost_user_fs.c cmd/vhost_user_cli.c cmd/vhost_user_opts.c
+UNIT_TESTS += test_cli test_cli_shares test_vhost_user_cli
