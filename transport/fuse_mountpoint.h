@@ -36,6 +36,8 @@
 
 #include <limits.h>
 
+#include "transport/fuse_mount_opts.h"
+
 struct fuse_mountpoint {
 	const char *path;   /* as given */
 	char real[PATH_MAX]; /* canonical, as mountinfo shows it */
@@ -53,6 +55,9 @@ struct fuse_mountpoint {
  * after printing why.
  */
 int fuse_mountpoint_open(struct fuse_mountpoint *mp, const char *path, unsigned max_read);
+/* The same with -o's mount flags, allow_other and name (fuse_mount_opts.h). */
+int fuse_mountpoint_open_args(struct fuse_mountpoint *mp, const char *path, unsigned max_read,
+			      const struct fuse_mount_args *ma);
 
 /*
  * Unmounts it: at once when nothing holds it, else lazily, and then the
