@@ -110,6 +110,6 @@ echo "$out" | grep "^mount -t:" | grep -q ' ro,nodev.* - fuse.stainless .*allow_
 echo "$out" | grep "^mount -T:" | grep -q 'noatime.* - fuse.stainless .*allow_other' ||
 	fail "the fstab line's noatime,allow_other: not in mountinfo"
 # The servers end with their mounts.
-i=0; while pgrep -f "fuse-mount $T/share" >/dev/null && [ $i -lt 50 ]; do i=$((i + 1)); sleep 0.1; done
-pgrep -f "fuse-mount $T/share" >/dev/null && fail "a server outlived its unmount"
+i=0; while pgrep -f -- "$T/share $T/mnt" >/dev/null && [ $i -lt 50 ]; do i=$((i + 1)); sleep 0.1; done
+pgrep -f -- "$T/share $T/mnt" >/dev/null && fail "a server outlived its unmount"
 echo "PASS: fuse-mount -o as a FUSE file system: mountinfo, mount -t fuse.stainless, fstab"
