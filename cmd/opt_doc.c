@@ -76,6 +76,23 @@ void opt_usage(FILE *f, const struct opt_cmd *c)
 	fprintf(f, "\nExample:\n  %s\n", c->example);
 }
 
+void opt_overview(FILE *f, const struct opt_cmd *const *cmds)
+{
+	fputs("stainless " STAINLESS_VERSION " - a KVM microVM monitor with fast, sandboxed "
+	      "host-folder shares\n\nUsage:\n", f);
+	for (unsigned i = 0; cmds[i]; i++)
+		fprintf(f, "  %s %s\n      %s\n", cmds[i]->prog, cmds[i]->synopsis,
+			cmds[i]->summary);
+	fputs("  virtiofsd ... | stainless-virtiofsd ...\n"
+	      "      the binary under a virtiofsd's name: stainless vhost-user-fs\n"
+	      "  mount -t fuse.stainless DIR MOUNTPOINT -o OPTIONS\n"
+	      "      through mount.fuse.stainless: stainless fuse-mount --background\n"
+	      "  stainless --help | --version | help COMMAND\n"
+	      "\nEvery command takes --help, --version and --log-level LEVEL; its options:\n"
+	      "  stainless COMMAND --help, man stainless-COMMAND\n"
+	      "Exit status: 0 done, 1 a failure (one line says what), 2 a bad command line.\n", f);
+}
+
 /* Text for roff: dashes escaped, a line never starting with '.' or '\''. */
 static void roff(FILE *f, const char *s)
 {

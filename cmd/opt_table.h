@@ -71,6 +71,8 @@ const struct opt_def *opt_by_key(const struct opt_cmd *c, int key);
 
 /* --help: usage, summary, every shown option with its default, the example. */
 void opt_usage(FILE *f, const struct opt_cmd *c);
+/* `stainless --help`: every command of cmds (NULL-ended), one line each. */
+void opt_overview(FILE *f, const struct opt_cmd *const *cmds);
 /* A man page (roff) for c; version and date from the build. */
 void opt_man(FILE *f, const struct opt_cmd *c);
 /* The bash completion for every command in cmds (NULL-ended). */
