@@ -19,7 +19,8 @@ static bool shown(const struct opt_def *d)
 static int spelling(char *buf, size_t len, const struct opt_def *d)
 {
 	int n = snprintf(buf, len, "%c%c%s", d->short_name ? '-' : ' ',
-			 d->short_name ? d->short_name : ' ', d->short_name && d->name ? ", " : "  ");
+			 d->short_name ? d->short_name : ' ',
+			 d->short_name && d->name ? ", " : d->short_name ? "" : "  ");
 
 	if (d->name)
 		n += snprintf(buf + n, len - (size_t)n, "--%s", d->name);
@@ -30,18 +31,44 @@ static int spelling(char *buf, size_t len, const struct opt_def *d)
 	return n;
 }
 
-/* " (never|auto|always; default: auto)": the words a value may be, and the default. */
-static void choices(FILE *f, const struct opt_def *d)
+/* " (never, auto, always; default: auto)": the words a value may be, and the default. */
+static void choices(char *buf, size_t len, const struct opt_def *d)
 {
 	bool list = d->words && d->words[0] != '@';
+	size_t n = 0;
 
+	buf[0] = '\0';
 	if (!list && !d->def)
 		return;
-	fputs(" (", f);
-	for (const char *w = list ? d->words : ""; *w; w++)
-		fputc(*w == ' ' ? '|' : *w, f);
-	fprintf(f, "%s%s%s)", list && d->def ? "; " : "", d->def ? "default: " : "",
-		d->def ? d->def : "");
+	n += (size_t)snprintf(buf, len, " (");
+	for (const char *w = list ? d->words : ""; *w && n + 2 < len; w++) {
+		if (*w == ' ')
+			buf[n++] = ',';
+		buf[n++] = *w;
+	}
+	snprintf(buf + n, len - n, "%s%s%s)", list && d->def ? "; " : "",
+		 d->def ? "default: " : "", d->def ? d->def : "");
+}
+
+/* Words of text from column col, wrapped before WRAP_COL, further lines at HELP_COL + 2. */
+#define WRAP_COL 79
+static void wrapped(FILE *f, const char *text, int col)
+{
+	while (*text) {
+		size_t word = strcspn(text, " ");
+
+		if (col > HELP_COL + 2 && col + 1 + (int)word > WRAP_COL) {
+			fprintf(f, "\n%*s", HELP_COL + 2, "");
+			col = HELP_COL + 2;
+		} else if (col > HELP_COL + 2) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(text, 1, word, f);
+		col += (int)word;
+		text += word;
+		text += strspn(text, " ");
+	}
 }
 
 void opt_usage(FILE *f, const struct opt_cmd *c)
@@ -54,21 +81,25 @@ void opt_usage(FILE *f, const struct opt_cmd *c)
 		refused |= (d->flags & OPT_REFUSED) != 0;
 		if (!shown(d))
 			continue;
+		char text[512], more[256];
 		int n = spelling(sp, sizeof(sp), d);
-		fprintf(f, "  %s%*s%s", sp, n < HELP_COL ? HELP_COL - n : 1, "", d->help);
-		choices(f, d);
+
+		choices(more, sizeof(more), d);
+		snprintf(text, sizeof(text), "%s%s", d->help, more);
+		fprintf(f, "  %s%*s", sp, n < HELP_COL ? HELP_COL - n : 1, "");
+		wrapped(f, text, n < HELP_COL ? HELP_COL + 2 : n + 3);
 		fputc('\n', f);
 	}
 	if (refused) {
-		const char *sep = "";
+		char text[1024];
+		size_t n = 0;
 
+		OPT_FOR_EACH(c, g, d)
+			if ((d->flags & OPT_REFUSED) && n < sizeof(text))
+				n += (size_t)snprintf(text + n, sizeof(text) - n, "%s--%s",
+						      n ? ", " : "", d->name);
 		fputs("Refused, each with the reason:", f);
-		OPT_FOR_EACH(c, g, d) {
-			if (!(d->flags & OPT_REFUSED))
-				continue;
-			fprintf(f, "%s --%s", sep, d->name);
-			sep = ",";
-		}
+		wrapped(f, text, HELP_COL + 3);
 		fputc('\n', f);
 	}
 	if (c->notes)
@@ -134,7 +165,7 @@ static void man_option(FILE *f, const struct opt_def *d)
 	if (d->words && d->words[0] != '@') {
 		fputs(" (", f);
 		for (const char *w = d->words; *w; w++)
-			fputs(*w == ' ' ? "|" : *w == '-' ? "\\-" : (char[]){ *w, 0 }, f);
+			fputs(*w == ' ' ? ", " : *w == '-' ? "\\-" : (char[]){ *w, 0 }, f);
 		fputs(d->def ? "; " : ")", f);
 	} else if (d->def) {
 		fputs(" (", f);
@@ -159,7 +190,8 @@ void opt_man(FILE *f, const struct opt_cmd *c)
 	fprintf(f, ".\\\" SPDX-License-Identifier: GPL-2.0-only\n"
 		".\\\" Written by `stainless help --man %s` from the command's option table;\n"
 		".\\\" edit the table (cmd/), then `make dist-docs`.\n"
-		".TH %s 1 \"\" \"stainless " STAINLESS_VERSION "\" \"User Commands\"\n.SH NAME\n",
+		".TH %s 1 \"\" \"stainless " STAINLESS_VERSION "\" \"User Commands\"\n"
+		".\\\" Ragged right: option values do not stretch the lines.\n.ad l\n.SH NAME\n",
 		c->name, title);
 	for (const char *p = c->prog; *p; p++)
 		fputs(*p == ' ' ? "\\-" : (char[]){ *p, 0 }, f);
