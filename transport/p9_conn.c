@@ -179,6 +179,7 @@ static void *conn_thread(void *arg)
 	size_t incap = (size_t)c->bufsz + 65536, outcap = 2 * (size_t)c->bufsz;
 	size_t start = 0, end = 0, outlen = 0;
 	uint8_t *in = malloc(incap), *out = malloc(outcap);
+	uint64_t served = 0;    /* --stats: added to the total once, at the end */
 
 	(void)pthread_setname_np(pthread_self(), "9p-conn");  /* the seccomp log's comm */
 
@@ -195,6 +196,7 @@ static void *conn_thread(void *arg)
 			if (end - start >= size) {
 				const uint8_t *frame = in + start;
 				start += size;
+				served++;
 				if (frame[4] == P9_TLOCK || frame[4] == P9_TFLUSH) {
 					flush_replies(c, out, &outlen);  /* keep replies in order */
 					if (handle_own(c, frame, size) < 0)
@@ -239,6 +241,8 @@ static void *conn_thread(void *arg)
 	if (c->next)
 		c->next->pprev = c->pprev;
 	c->all->n--;
+	c->all->requests += served;
+	c->all->connections++;
 	pthread_cond_broadcast(&c->all->cond);
 	close(c->fd);
 	fs_fd_refund_to(&c->fd_share);
