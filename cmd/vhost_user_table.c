@@ -35,6 +35,9 @@ static const struct opt_def own[] = {
 	  "requests each ring carried", NULL, 0, VU_K_STATS },
 	{ "sandbox", 0, OPT_VALUE, "MODE", "namespace", "confine the backend: its own namespaces "
 	  "and root, or a chroot, or none", "namespace chroot none", 0, VU_K_SANDBOX },
+	/* Its own parser takes it too (main.c takes it first): c->seccomp. */
+	{ "seccomp", 0, OPT_VALUE, "MODE", "kill", "what a thread's forbidden system call does",
+	  "kill log trap none", 0, VU_K_SECCOMP },
 	{ "inode-file-handles", 0, OPT_VALUE, "MODE", "never", "accepted: no file handles are "
 	  "kept (prefer is served as never)", "never prefer", 0, VU_K_FILE_HANDLES },
 	{ "thread-pool-size", 0, OPT_VALUE, "N", NULL, "accepted; there is no pool (each ring "
@@ -67,7 +70,9 @@ static const struct opt_def own[] = {
 	{ 0 },
 };
 
-static const struct opt_def *const groups[] = { own, opt_group_seccomp, opt_group_help, NULL };
+/* --print-seccomp alone: main.c takes it before the parser. */
+static const struct opt_def *const groups[] = { own, &opt_group_seccomp[1], opt_group_help,
+						NULL };
 
 const struct opt_cmd vhost_user_cmd = {
 	.name = "vhost-user-fs",
