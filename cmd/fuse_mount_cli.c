@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mount.h>
 
-enum { K_O = 'o', K_URING = OPT_KEY_BASE, K_BACKGROUND, K_GONE };
+enum { K_O = 'o', K_URING = OPT_KEY_BASE, K_BACKGROUND, K_GONE, K_GONE_POLL };
 
 static const struct opt_def own[] = {
 	{ NULL, 'o', OPT_VALUE, "OPTIONS", NULL, "comma-separated mount options: the ones below "
@@ -20,7 +20,7 @@ static const struct opt_def own[] = {
 	  "staying behind (what mount.fuse.stainless uses)", NULL, 0, K_BACKGROUND },
 	/* Serving modes that did not earn their place (README, Benchmarks). */
 	{ "single", 0, OPT_FLAG, NULL, NULL, "gone", NULL, OPT_HIDDEN, K_GONE },
-	{ "poll", 0, OPT_OPTIONAL, NULL, NULL, "gone", NULL, OPT_HIDDEN, K_GONE },
+	{ "poll", 0, OPT_OPTIONAL, NULL, NULL, "gone", NULL, OPT_HIDDEN, K_GONE_POLL },
 	{ 0 },
 };
 
@@ -117,6 +117,7 @@ int fuse_mount_parse(int argc, char **argv, struct fuse_mount_cli *a)
 			a->background = true;
 			break;
 		case K_GONE:
+		case K_GONE_POLL:
 			return fail(a, "--%s: this option is gone: /dev/fuse has one way of serving, "
 				    "--uring the other", d->name);
 		}

@@ -70,6 +70,14 @@ int mount_helper_argv(int argc, char **argv, char **out, int max, char *opts, si
 	/* mount -t fuse stainless#DIR: the type's name before the source. */
 	if (strncmp(pos[0], "stainless#", 10) == 0)
 		pos[0] += 10;
+	/* mountinfo names the share, as other FUSE file systems name theirs. */
+	if (!strstr(opts, "fsname=") && !strpbrk(pos[0], ", \t\n\\") && strlen(pos[0]) < 120) {
+		char first[160];
+
+		snprintf(first, sizeof(first), "fsname=%s", pos[0]);
+		if (add_opts(opts, optlen, first) < 0)
+			return -1;
+	}
 	out[n++] = "fuse-mount";
 	out[n++] = (char *)pos[0];
 	out[n++] = (char *)pos[1];

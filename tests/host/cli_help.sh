@@ -6,7 +6,8 @@
 # stderr; the help names every option the command's parser takes (each
 # option the help lists is then given to the parser, which must not call
 # it unknown; and no parser in cmd/ keeps a getopt table or a strcmp on
-# "--..." of its own beside its option table); a default and an example
+# "--..." of its own beside its option table; cmd/main.c's words are the
+# top level's: --help, --version); a default and an example
 # per command; the man pages and the bash completion in dist/ are exactly
 # what the tables write (`make dist-docs` rewrites them); a bad
 # --log-level exits 2 with one line, on every command.
@@ -71,7 +72,7 @@ done
 # Every option the help lists is one the parser takes: given to it, no
 # "not an option" (it may well fail for want of the rest).
 for c in run fuse-mount 9p-serve vhost-user-fs; do
-	opts=$(sed -n 's/^  \(-[A-Za-z], \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p; s/^  \(-[A-Za-z]\)  .*/\1/p' "$T/help.$c" | sort -u)
+	opts=$(sed -n 's/^ \{2,6\}\(-[A-Za-z], \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p; s/^  \(-[A-Za-z]\) .*/\1/p' "$T/help.$c" | sort -u)
 	[ "$(echo "$opts" | wc -l)" -ge 5 ] || fail "$c --help: too few options found: $opts"
 	for o in $opts; do
 		case $o in --help|-h|--version|-V|--print-seccomp|--print-capabilities) continue ;; esac
@@ -83,7 +84,7 @@ for c in run fuse-mount 9p-serve vhost-user-fs; do
 done
 # ... and the parser takes nothing the table has not: no getopt table or
 # hand-matched "--option" in cmd/ but the tables' own machinery.
-hand=$(grep -ln 'struct option [a-z_]*\[\] *=\|strcmp([a-z]*, *"--' "$ROOT"/cmd/*.c 2>/dev/null | grep -v 'cmd/opt_table.c')
+hand=$(grep -ln 'struct option [a-z_]*\[\] *=\|strcmp([a-z]*, *"--' "$ROOT"/cmd/*.c 2>/dev/null | grep -v -e 'cmd/opt_table.c' -e 'cmd/main.c')
 [ -z "$hand" ] || fail "options parsed beside the option tables in: $hand"
 echo "ok: every command's getopt table is written from its option table"
 

@@ -42,7 +42,7 @@ wait_mount || fail "-o ...: no mount"
 i=0; until grep -q 'serving' "$T/err" || [ $i -ge 50 ]; do i=$((i + 1)); sleep 0.1; done
 line=$(info)
 echo "mountinfo: $line"
-case $line in *" ro,"*noatime*) ;; *) fail "-o ro,noatime not in the mount's flags: $line" ;; esac
+case " $line" in *" ro,"*noatime*" - "*) ;; *) fail "-o ro,noatime not in the mount's flags: $line" ;; esac
 case $line in *" - fuse.stainless opts-test "*) ;; *) fail "type fuse.stainless, source opts-test: $line" ;; esac
 case $line in *allow_other*) ;; *) fail "-o allow_other not in the super block's options: $line" ;; esac
 case $line in *default_permissions*) ;; *) fail "default_permissions missing: $line" ;; esac
@@ -105,8 +105,8 @@ out=$(unshare -m --propagation private sh "$T/inner.sh" 2>&1); rc=$?
 echo "$out"
 [ $rc -eq 3 ] && { echo "SKIP: cannot bind a directory over /usr/sbin in a mount namespace"; exit 77; }
 [ $rc -eq 0 ] || { cat "$T"/m?.err 2>/dev/null; fail "mount(8) through mount.fuse.stainless"; }
-echo "$out" | grep "^mount -t:" | grep -q ' ro,nodev.* - fuse.stainless .*allow_other' ||
-	fail "mount -t fuse.stainless -o ro,nodev,allow_other: not in mountinfo"
+echo "$out" | grep "^mount -t:" | grep -q ": ro,nosuid,nodev.* - fuse.stainless $T/share .*allow_other" ||
+	fail "mount -t fuse.stainless -o ro,nodev,allow_other (and the share as the source): not in mountinfo"
 echo "$out" | grep "^mount -T:" | grep -q 'noatime.* - fuse.stainless .*allow_other' ||
 	fail "the fstab line's noatime,allow_other: not in mountinfo"
 # The servers end with their mounts.

@@ -8,6 +8,7 @@
  * and its refusals; the log level words.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
