@@ -105,6 +105,14 @@ for c in run fuse-mount 9p-serve vhost-user-fs; do
 		[ -s "$T/err" ] && fail "man -l stainless-$c.1 warns: $(head -3 "$T/err")"
 	fi
 done
+# The two pages written by hand name every option too: stainless(1) run's,
+# stainless-virtiofsd(1) vhost-user-fs's.
+for pair in run:stainless vhost-user-fs:stainless-virtiofsd; do
+	c=${pair%%:*} page=$ROOT/dist/man/${pair#*:}.1
+	for o in $(sed -n 's/^ \{2,6\}\(-[A-Za-z], \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p' "$T/help.$c"); do
+		grep -q -- "$(echo "$o" | sed 's/-/\\\\-/g')" "$page" || fail "$page does not name $c's $o"
+	done
+done
 "$BIN" help --bash-completion >"$T/comp" || fail "help --bash-completion"
 cmp -s "$T/comp" "$ROOT/dist/bash-completion/stainless" ||
 	fail "dist/bash-completion/stainless is not what the tables write (make dist-docs)"
