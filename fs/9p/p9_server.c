@@ -411,18 +411,25 @@ reply:
 	return (int)len;
 }
 
-int p9_handle(struct p9_session *s, struct fs_req *req, const struct fs_transport *t)
+/* --log-level trace: apart, so that the untraced path carries none of it. */
+__attribute__((noinline))
+static int handle_traced(struct p9_session *s, struct fs_req *req, const struct fs_transport *t)
 {
 	struct p9_trace_head h;
 	uint64_t t0;
 	int r;
 
-	if (!fs_log_tracing())
-		return handle(s, req, t);
 	/* Before: a deferred message may be finished and freed by another thread. */
 	p9_trace_head(req, &h);
 	t0 = fs_log_now_us();
 	r = handle(s, req, t);
 	p9_trace_request(&h, r == FS_REQ_DEFERRED ? NULL : req, r, t0);
 	return r;
+}
+
+int p9_handle(struct p9_session *s, struct fs_req *req, const struct fs_transport *t)
+{
+	if (fs_log_tracing())
+		return handle_traced(s, req, t);
+	return handle(s, req, t);
 }

@@ -356,21 +356,28 @@ done:
 	return r;
 }
 
-int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
-		       const struct fs_transport *t)
+/* --log-level trace: apart, so that the untraced path carries none of it. */
+__attribute__((noinline))
+static int handle_traced(struct fuse_server *s, struct fs_req *req, const struct fs_transport *t)
 {
 	struct fuse_in_header h = { 0 };
 	uint64_t t0;
 	int r;
 
-	if (!fs_log_tracing())
-		return handle(s, req, t);
 	/* Before: a deferred request may be finished and freed by another thread. */
 	fs_iov_read(req->in, req->nin, 0, &h, sizeof(h));
 	t0 = fs_log_now_us();
 	r = handle(s, req, t);
 	fuse_trace_request(&h, r == FS_REQ_DEFERRED ? NULL : req, r, t0);
 	return r;
+}
+
+int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
+		       const struct fs_transport *t)
+{
+	if (fs_log_tracing())
+		return handle_traced(s, req, t);
+	return handle(s, req, t);
 }
 
 bool fuse_server_idle(struct fuse_server *s)
