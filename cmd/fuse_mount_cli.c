@@ -16,7 +16,7 @@ static const struct opt_def own[] = {
 	  "_netdev, x-*) are ignored (repeatable)", NULL, OPT_REPEAT, K_O },
 	{ "uring", 0, OPT_FLAG, NULL, NULL, "serve through FUSE over io_uring where the kernel "
 	  "offers it", NULL, 0, K_URING },
-	{ "background", 0, OPT_FLAG, NULL, NULL, "return once the mount is served, the server "
+	{ "background", 0, OPT_FLAG, NULL, NULL, "return once the mount is made, the server "
 	  "staying behind (what mount.fuse.stainless uses)", NULL, 0, K_BACKGROUND },
 	/* Serving modes that did not earn their place (README, Benchmarks). */
 	{ "single", 0, OPT_FLAG, NULL, NULL, "gone", NULL, OPT_HIDDEN, K_GONE },
