@@ -317,16 +317,6 @@ static int mount_direct(struct fuse_mountpoint *mp, unsigned max_read,
 	return fd;
 }
 
-int fuse_mountpoint_open(struct fuse_mountpoint *mp, const char *path, unsigned max_read)
-{
-	struct fuse_mount_args ma;
-
-	/* What fuse-mount did before its -o: others allowed wherever they may be. */
-	fuse_mount_args_init(&ma);
-	ma.allow_other = geteuid() == 0 || others_allowed();
-	return fuse_mountpoint_open_args(mp, path, max_read, &ma);
-}
-
 int fuse_mountpoint_open_args(struct fuse_mountpoint *mp, const char *path, unsigned max_read,
 			      const struct fuse_mount_args *ma)
 {
