@@ -13,107 +13,25 @@
 #include "cmd/fuse_mount.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/exit.h"
 #include "base/fail.h"
+#include "cmd/fuse_mount_cli.h"
 #include "fs/fs_fdbudget.h"
+#include "fs/fs_log.h"
 #include "fs/fs_options.h"
 #include "fs/fuse/fuse_server.h"
 #include "sandbox/sandbox.h"
 #include "transport/fuse_mount.h"
 #include "transport/fuse_mountpoint.h"
 #include "transport/fuse_uring.h"
-
-static int usage(const char *why, const char *what)
-{
-	return fail(EXIT_USAGE, "%s%s%s", why, what ? ": " : "", what ? what : "");
-}
-
-/* --sandbox, --uid-map...: 1 when a is one (taken or refused: *r), else 0. */
-static int sandbox_arg(struct sandbox_opts *sbo, int argc, char **argv, int *i, int *r)
-{
-	const char *a = argv[*i], *eq, *val = NULL;
-	char name[32], why[160];
-
-	if (strncmp(a, "--", 2) != 0)
-		return 0;
-	eq = strchr(a, '=');
-	snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2), a + 2);
-	if (eq)
-		val = eq + 1;
-	else if (sandbox_opt_has_value(name) && *i + 1 < argc)
-		val = argv[++*i];
-	int t = sandbox_opt(sbo, name, val, why, sizeof(why));
-	if (t == 1) {
-		if (!eq && val)
-			--*i;
-		return 0;
-	}
-	*r = t < 0 ? usage(why, NULL) : 0;
-	return 1;
-}
-
-static int parse_args(int argc, char **argv, struct fs_options *o, struct sandbox_opts *sbo,
-		      const char **dir, const char **mnt, bool *uring)
-{
-	const char *pos[2];
-	int npos = 0, r;
-
-	fs_options_default(o);
-	sandbox_opts_init(sbo);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (sandbox_arg(sbo, argc, argv, &i, &r)) {
-			if (r)
-				return r;
-		} else if (strcmp(a, "--cache") == 0) {
-			if (++i >= argc)
-				return usage("--cache needs a value (never, auto, always, metadata)", NULL);
-			if (fs_parse_cache(argv[i], &o->cache))
-				return usage("cache must be never, auto, always or metadata", argv[i]);
-		} else if (strncmp(a, "--cache=", 8) == 0) {
-			if (fs_parse_cache(a + 8, &o->cache))
-				return usage("cache must be never, auto, always or metadata", a + 8);
-		} else if (strcmp(a, "--readonly") == 0) {
-			o->readonly = true;
-		} else if (strcmp(a, "--xattr") == 0) {
-			o->xattr = true;
-		} else if (strcmp(a, "--xattr-map") == 0) {
-			o->xattr = true;
-			o->xattr_map = true;
-		} else if (strcmp(a, "--writeback") == 0) {
-			o->writeback = true;
-		} else if (strcmp(a, "--devices") == 0) {
-			o->devices = true;
-		} else if (strcmp(a, "--uring") == 0) {
-			*uring = true;
-		} else if (strcmp(a, "--single") == 0 || strcmp(a, "--poll") == 0 ||
-			   strncmp(a, "--poll=", 7) == 0) {
-			/* Serving modes that did not earn their place (README, Benchmarks). */
-			return usage("this option is gone: /dev/fuse has one way of serving, "
-				     "--uring the other", a);
-		} else if (a[0] == '-' && a[1]) {
-			return usage("unknown option", a);
-		} else if (npos < 2) {
-			pos[npos++] = a;
-		} else {
-			return usage("too many arguments", a);
-		}
-	}
-	if (npos < 2)
-		return usage("usage: stainless fuse-mount DIR MOUNTPOINT "
-			     "[--cache never|auto|always|metadata] [--readonly] [--xattr] [--xattr-map] [--writeback] "
-			     "[--devices] [--uring] " SANDBOX_USAGE,
-			     NULL);
-	*dir = pos[0];
-	*mnt = pos[1];
-	return 0;
-}
 
 static int check_dir(const char *what, const char *path)
 {
@@ -143,21 +61,74 @@ static void supervisor_ended(void *ctx)
 	(void)fuse_mountpoint_close(ctx); /* a server that died left its mount */
 }
 
+/*
+ * --background (mount(8)'s helper): the caller waits in the parent until
+ * the mount is made (one byte on the pipe, *ready the write end) or the
+ * child fails (its exit status); the child goes on in a session of its
+ * own. 0 in the child, else the parent's exit code.
+ */
+static int background(int *ready)
+{
+	int p[2], st;
+	ssize_t n;
+	char c;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		fprintf(stderr, "stainless: fuse-mount: --background: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		(void)setsid();
+		*ready = p[1];
+		return 0;
+	}
+	close(p[1]);
+	while ((n = read(p[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	if (n == 1)
+		return 0;     /* mounted; the server stays */
+	if (waitpid(pid, &st, 0) == pid && WIFEXITED(st))
+		return WEXITSTATUS(st) ? WEXITSTATUS(st) : 1;
+	return 1;
+}
+
+/* The mount is made: the parent of --background may answer mount(8). */
+static void mounted(int *ready)
+{
+	if (*ready < 0)
+		return;
+	(void)!write(*ready, "m", 1);
+	close(*ready);
+	*ready = -1;
+}
+
 int fuse_mount_main(int argc, char **argv)
 {
 	struct fuse_server *srv;
+	struct fuse_mount_cli a;
 	struct fs_options o;
 	struct fuse_mount_channel *ch = NULL;
 	struct fuse_mountpoint mp;
-	struct sandbox_opts sbo;
 	struct sandbox sb;
-	bool uring = false, want_uring;
-	const char *dir = NULL, *mnt = NULL;
-	int fd, r, code;
+	bool uring, want_uring;
+	const char *dir, *mnt;
+	int fd, r, code, ready = -1;
 
-	r = parse_args(argc, argv, &o, &sbo, &dir, &mnt, &uring);
-	if (r || (r = check_dir("share", dir)) || (r = check_dir("mount point", mnt)))
+	if ((r = fuse_mount_parse(argc, argv, &a)) >= 0)
 		return r;
+	o = a.opts;
+	dir = a.dir;
+	mnt = a.mnt;
+	uring = a.ma.uring;
+	if ((r = check_dir("share", dir)) || (r = check_dir("mount point", mnt)))
+		return r;
+	if (a.background && (r = background(&ready)) != 0)
+		return r;
+	if (a.background && ready < 0)
+		return 0;
 	want_uring = uring && fuse_uring_enabled();
 	if (uring && !want_uring)
 		fail(0, "--uring: this kernel does not offer FUSE "
@@ -165,10 +136,11 @@ int fuse_mount_main(int argc, char **argv)
 			"/dev/fuse");
 	(void)fuse_uring_queues(); /* read from /sys now, while /sys is there */
 	/* The mount in the host's namespace, before the sandbox's fork. */
-	fd = fuse_mountpoint_open(&mp, mnt, FUSE_SERVER_MAX_WRITE);
+	fd = fuse_mountpoint_open_args(&mp, mnt, FUSE_SERVER_MAX_WRITE, &a.ma);
 	if (fd < 0)
 		return 1;
-	sandbox_init(&sb, "fuse-mount", &sbo);
+	mounted(&ready);
+	sandbox_init(&sb, "fuse-mount", &a.sbo);
 	sb.host_ids = true;
 	sb.kernel_ids = true;
 	sb.devices = o.devices;
@@ -202,10 +174,15 @@ int fuse_mount_main(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
+	/* The kernel holds the requests until the readers, started next, take them. */
+	fs_log(FS_LOG_INFO, "serving %s at %s", dir, mp.real);
 	/* mp NULL: the mount is the sandbox supervisor's to take down, not ours. */
 	r = fuse_mount_serve(ch, srv, fd, sb.opts.mode == SANDBOX_NAMESPACE ? NULL : &mp);
 	close(fd);
 	fuse_server_destroy(srv);
+	if (a.cc.stats)
+		fprintf(stderr, "stainless fuse-mount: stats: requests=%llu\n",
+			(unsigned long long)fuse_mount_channel_requests(ch));
 	fuse_mount_channel_free(ch);  /* after parked requests got their answers */
 	return r;
 }

@@ -9,38 +9,18 @@
 #include "base/exit.h"
 #include "base/fail.h"
 #include "cmd/fuse_mount.h"
+#include "cmd/help.h"
+#include "cmd/mount_helper.h"
 #include "cmd/p9_serve.h"
 #include "cmd/run.h"
 #include "cmd/vhost_user_fs.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/seccomp.h"
 
+/* Every command's synopsis, from the commands' option tables (cmd/help.c). */
 static void usage(FILE *f)
 {
-	fputs("stainless " STAINLESS_VERSION " - a KVM microVM monitor with fast host-folder shares\n"
-	      "\n"
-	      "usage:\n"
-	      "  stainless run --kernel PATH [--initrd PATH] [--cmdline STR] [--mem 512M] [--cpus N]\n"
-	      "                [--fs TAG=DIR[,cache=never|auto|always|metadata][,dax=SIZE][,readonly][,xattr[=map]]\n"
-	      "                      [,writeback][,devices]]...\n"
-	      "                [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]...\n"
-	      "                [--console stdio|none|PATH] [--rng] [--no-sandbox]\n"
-	      "                [--seccomp kill|log|trap|none] [--print-seccomp ROLE]\n"
-	      "  stainless vhost-user-fs (--socket-path PATH | --fd FD) --shared-dir DIR [--tag TAG]\n"
-	      "                [--socket-group GROUP] [FS OPTIONS] [--syslog]\n"
-	      "                [--log-level LEVEL] [--sandbox MODE] [--seccomp MODE] [-o ...]\n"
-	      "                (a drop-in virtiofsd; see stainless vhost-user-fs --help)\n"
-	      "  stainless fuse-mount DIR MOUNTPOINT [FS OPTIONS] [--uring]\n"
-	      "  stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES] [--readonly]\n"
-	      "                     [--devices] [--xattr-map]\n"
-	      "    FS OPTIONS: [--cache never|auto|always|metadata] [--readonly] [--xattr] [--xattr-map]\n"
-	      "                [--writeback] [--devices]\n"
-	      "  run, fuse-mount and 9p-serve also take [--seccomp kill|log|trap|none] (default kill)\n"
-	      "  and --print-seccomp ROLE (control, vcpu, queue, lock-wait, console,\n"
-	      "  fuse-reader, fuse-uring, 9p-conn, vhost-user, spawner): the role's rules, then exit\n"
-	      "  stainless --help | --version\n"
-	      "  virtiofsd ... | stainless-virtiofsd ...   (this binary under that name:\n"
-	      "                the vhost-user-fs command, virtiofsd's options)\n", f);
+	help_overview(f);
 }
 
 /*
@@ -142,21 +122,34 @@ static bool virtiofsd_name(const char *argv0)
 	return strcmp(base, "virtiofsd") == 0 || strcmp(base, "stainless-virtiofsd") == 0;
 }
 
+/* mount(8)'s helper (mount_helper.h): fuse-mount --background. */
+static int mount_helper(int argc, char **argv)
+{
+	char *av[8], opts[4096];
+	int n = mount_helper_argv(argc, argv, av, 8, opts, sizeof(opts));
+
+	return n < 0 ? 1 : command("fuse-mount", n, av);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 1 && virtiofsd_name(argv[0]))
 		return command("vhost-user-fs", argc, argv);
+	if (mount_helper_called(argc, argv))
+		return mount_helper(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
 	const char *cmd = argv[1];
 
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+	if (strcmp(cmd, "help") == 0)
+		return help_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
 		printf("stainless %s\n", STAINLESS_VERSION);
 		return 0;
 	}

@@ -48,7 +48,9 @@
 #include "base/exit.h"
 #include "base/fail.h"
 #include "base/thread.h"
+#include "cmd/p9_serve_cli.h"
 #include "fs/fs_fdbudget.h"
+#include "fs/fs_log.h"
 #include "fs/fs_options.h"
 #include "fs/9p/p9_server.h"
 #include "sandbox/sandbox.h"
@@ -56,122 +58,15 @@
 #include "transport/p9_serve.h"
 #include "transport/unix_listen.h"
 
-static void usage(FILE *f)
-{
-	fputs("usage: stainless 9p-serve --socket PATH DIR [--socket-group GROUP] [--msize BYTES]"
-	      " [--readonly] [--devices] [--xattr-map]"
-	      " [--max-connections N] [--max-memory BYTES]\n"
-	      "                          " SANDBOX_USAGE "\n", f);
-}
-
-/* 9p-serve's command line. */
-struct serve_args {
-	const char *sock, *dir;
-	gid_t gid;                /* --socket-group; (gid_t)-1: none */
-	unsigned max_conns;       /* --max-connections */
-	uint64_t max_mem;         /* --max-memory */
-	struct fs_options opts;
-	struct sandbox_opts sbo;
-};
-
-/* -1: go on; otherwise the exit code (0 after --help, 2 after one line). */
-static int parse_args(int argc, char **argv, struct serve_args *a)
-{
-	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "socket-group", required_argument, NULL, 'g' },
-		{ "msize", required_argument, NULL, 'm' },
-		{ "readonly", no_argument, NULL, 'r' },
-		{ "devices", no_argument, NULL, 'd' },
-		{ "xattr-map", no_argument, NULL, 'x' },
-		{ "poll", required_argument, NULL, 'p' },
-		{ "max-connections", required_argument, NULL, 'c' },
-		{ "max-memory", required_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "sandbox", required_argument, NULL, 'S' },
-		{ "no-sandbox", no_argument, NULL, 'S' },
-		{ "uid-map", required_argument, NULL, 'S' },
-		{ "gid-map", required_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char why[160];
-	uint64_t n;
-	int c, idx;
-
-	*a = (struct serve_args){ .gid = (gid_t)-1, .max_conns = P9_SERVE_MAX_CONNS, .max_mem = P9_SERVE_MEM };
-	fs_options_default(&a->opts);
-	sandbox_opts_init(&a->sbo);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", longopts, &idx)) != -1) {
-		switch (c) {
-		case 'S':
-			if (sandbox_opt(&a->sbo, longopts[idx].name, optarg, why, sizeof(why)) != 0)
-				return fail(EXIT_USAGE, "%s", why);
-			break;
-		case 's':
-			a->sock = optarg;
-			break;
-		case 'g':
-			if (unix_parse_group(optarg, &a->gid) < 0)
-				return fail(EXIT_USAGE, "--socket-group must be a group name or number, not '%s'", optarg);
-			break;
-		case 'm':
-			if (parse_size(optarg, &n) < 0 || n < P9_MSIZE_MIN || n > P9_MSIZE_MAX)
-				return fail(EXIT_USAGE, "--msize must be a size between 4096 and 16M, not '%s'", optarg);
-			a->opts.msize = (uint32_t)n;
-			break;
-		case 'r':
-			a->opts.readonly = true;
-			break;
-		case 'd':
-			a->opts.devices = true;
-			break;
-		case 'x':
-			a->opts.xattr_map = true;
-			break;
-		case 'p':
-			/* A busy-wait that did not earn its place (transport/p9_conn.c). */
-			return fail(EXIT_USAGE, "--poll is gone: connections sleep until the next "
-				    "request");
-		case 'c':
-			if (parse_size(optarg, &n) < 0 || n < 1 || n > 65536)
-				return fail(EXIT_USAGE, "--max-connections must be 1 to 65536, not '%s'", optarg);
-			a->max_conns = (unsigned)n;
-			break;
-		case 'M':
-			/* At least two floors: one slot and a pool as large. */
-			if (parse_size(optarg, &n) < 0 || n < 2 * P9_SERVE_MEM_FLOOR || n > (1ull << 40))
-				return fail(EXIT_USAGE, "--max-memory must be a size from 2M to 1T, not '%s'", optarg);
-			a->max_mem = n;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return fail(EXIT_USAGE, "bad option '%s' (usage: 9p-serve --socket PATH DIR [--socket-group GROUP] "
-				    "[--msize BYTES] [--readonly] [--devices] [--xattr-map] "
-				    "[--max-connections N] [--max-memory BYTES])", argv[optind - 1]);
-		}
-	}
-	if (!a->sock)
-		return fail(EXIT_USAGE, "%s", "--socket PATH is required");
-	if (optind != argc - 1)
-		return fail(EXIT_USAGE, "%s", optind >= argc ? "missing the directory to share"
-						 : "exactly one directory to share expected");
-	a->dir = argv[optind];
-	return -1;
-}
-
 int p9_serve_main(int argc, char **argv)
 {
-	struct serve_args a;
+	struct p9_serve_args a;
 	struct sandbox sb;
 	struct unix_left left;
 	struct p9_server *srv;
 	int c, err, lfd, sfd;
 
-	if ((c = parse_args(argc, argv, &a)) >= 0)
+	if ((c = p9_serve_parse(argc, argv, &a)) >= 0)
 		return c;
 	/* The socket where the user asked, before the sandbox hides the path. */
 	lfd = unix_listen(a.sock, a.gid, 64);
@@ -210,6 +105,7 @@ int p9_serve_main(int argc, char **argv)
 		close(sfd);
 		goto fail;
 	}
+	fs_log(FS_LOG_INFO, "serving %s on %s", a.dir, a.sock);
 	/* Set up: from here on this thread accepts and hands connections out. */
 	err = fs_thread_enter(FS_ROLE_CONTROL);
 	if (err == 0)
@@ -220,7 +116,14 @@ int p9_serve_main(int argc, char **argv)
 		unlink(a.sock);
 	close(sfd);
 	/* A connection stuck past the grace time keeps the server: exit ends both. */
-	if (p9_conns_stop(&all)) {
+	bool stopped = p9_conns_stop(&all);
+	if (a.cc.stats) {
+		pthread_mutex_lock(&all.lock);
+		fprintf(stderr, "stainless 9p-serve: stats: connections=%llu requests=%llu\n",
+			(unsigned long long)all.connections, (unsigned long long)all.requests);
+		pthread_mutex_unlock(&all.lock);
+	}
+	if (stopped) {
 		p9_server_destroy(srv);
 		close(all.ended_fd);
 	}

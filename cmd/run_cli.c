@@ -10,19 +10,11 @@
 #include <string.h>
 
 #include "base/fail.h"
+#include "cmd/run_table.h"
 
 void cli_run_usage(FILE *f)
 {
-	fputs("usage: stainless run --kernel PATH [--initrd PATH] [--cmdline STR]\n"
-	      "         [--mem SIZE] [--cpus N] [--console stdio|none|PATH]\n"
-	      "         [--fs TAG=DIR[,cache=never|auto|always|metadata][,dax=SIZE][,readonly][,xattr[=map]][,writeback][,devices][,queues=N]]...\n"
-	      "         [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]... [--rng] [--stats]\n"
-	      "         " SANDBOX_USAGE "\n"
-	      "  queues=N   virtio-fs request queues, 1..16, each with its own worker thread\n"
-	      "             (default: one per vCPU, at most 16)\n"
-	      "  --stats    at exit, one line per device on stderr with the requests each\n"
-	      "             queue carried: \"stainless run: stats: virtio-fs tag=TAG q0=N q1=N\"\n"
-	      "             (virtio-fs: q0 is the hiprio queue, q1.. the request queues)\n", f);
+	opt_usage(f, &run_cmd);
 }
 
 static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
@@ -69,27 +61,6 @@ static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
 	cfg->nr_shares++;
 	return 0;
 }
-
-enum { OPT_SANDBOX = 256, OPT_9P, OPT_RNG, OPT_STATS };
-
-static const struct option run_opts[] = {
-	{ "kernel", required_argument, NULL, 'k' },
-	{ "initrd", required_argument, NULL, 'i' },
-	{ "cmdline", required_argument, NULL, 'c' },
-	{ "mem", required_argument, NULL, 'm' },
-	{ "cpus", required_argument, NULL, 'n' },
-	{ "console", required_argument, NULL, 'C' },
-	{ "fs", required_argument, NULL, 'f' },
-	{ "9p", required_argument, NULL, OPT_9P },
-	{ "rng", no_argument, NULL, OPT_RNG },
-	{ "no-sandbox", no_argument, NULL, OPT_SANDBOX },
-	{ "sandbox", required_argument, NULL, OPT_SANDBOX },
-	{ "uid-map", required_argument, NULL, OPT_SANDBOX },
-	{ "gid-map", required_argument, NULL, OPT_SANDBOX },
-	{ "stats", no_argument, NULL, OPT_STATS },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
 
 /* --mem: a size; a bare number means MiB, as with QEMU's -m. */
 static int parse_mem(const char *arg, uint64_t *mem, char *err, size_t errlen)
@@ -139,10 +110,30 @@ static int parse_console(const char *arg, struct vm_config *cfg, char *err, size
 	return 0;
 }
 
+/* One of run's own options (run_table.h): 0, or -EINVAL with err. */
+static int take(struct vm_config *cfg, int key, const char *v, char *err, size_t errlen)
+{
+	switch (key) {
+	case RUN_KERNEL:  cfg->kernel = v; return 0;
+	case RUN_INITRD:  cfg->initrd = v; return 0;
+	case RUN_CMDLINE: cfg->cmdline = v; return 0;
+	case RUN_RNG:     cfg->rng = true; return 0;
+	case RUN_MEM:     return parse_mem(v, &cfg->mem, err, errlen);
+	case RUN_CPUS:    return parse_cpus(v, &cfg->cpus, err, errlen);
+	case RUN_CONSOLE: return parse_console(v, cfg, err, errlen);
+	case RUN_FS:
+	case RUN_9P:      return parse_share(cfg, v, key == RUN_9P, err, errlen);
+	}
+	return fail_msg(err, errlen, -EINVAL, "no such option");
+}
+
 int cli_parse_run(int argc, char **argv, struct vm_config *cfg, struct sandbox_opts *sbo,
 		  char *err, size_t errlen)
 {
-	int c, rc, idx = 0;
+	struct opt_common cc = { .sandbox = sbo, .log_level = FS_LOG_INFO };
+	struct option lo[48];
+	char shorts[16];
+	int c, rc;
 
 	memset(cfg, 0, sizeof(*cfg));
 	sandbox_opts_init(sbo);
@@ -150,61 +141,28 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg, struct sandbox_o
 	cfg->cpus = 1;
 	cfg->console = CONSOLE_STDIO;
 	cfg->cmdline = "";
+	if (opt_getopt(&run_cmd, lo, 48, shorts, sizeof(shorts)) < 0)
+		return fail_msg(err, errlen, -EINVAL, "the option table is too large");
 
 	optind = 0; /* full re-initialisation: tests parse many times */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", run_opts, &idx)) != -1) {
-		switch (c) {
-		case 'k':
-			cfg->kernel = optarg;
-			break;
-		case 'i':
-			cfg->initrd = optarg;
-			break;
-		case 'c':
-			cfg->cmdline = optarg;
-			break;
-		case 'm':
-			rc = parse_mem(optarg, &cfg->mem, err, errlen);
-			if (rc < 0)
-				return rc;
-			break;
-		case 'n':
-			rc = parse_cpus(optarg, &cfg->cpus, err, errlen);
-			if (rc < 0)
-				return rc;
-			break;
-		case 'C':
-			rc = parse_console(optarg, cfg, err, errlen);
-			if (rc < 0)
-				return rc;
-			break;
-		case 'f':
-		case OPT_9P:
-			rc = parse_share(cfg, optarg, c == OPT_9P, err, errlen);
-			if (rc < 0)
-				return rc;
-			break;
-		case OPT_RNG:
-			cfg->rng = true;
-			break;
-		case OPT_STATS:
-			cfg->stats = true;
-			break;
-		case OPT_SANDBOX:
-			if (sandbox_opt(sbo, run_opts[idx].name, optarg, err, errlen) < 0)
-				return -EINVAL;
-			break;
-		case 'h':
-			cli_run_usage(stdout);
-			return 1;
-		case ':':
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		const struct opt_def *d = opt_by_key(&run_cmd, c);
+
+		if (c == ':')
 			return fail_msg(err, errlen, -EINVAL, "%s needs an argument", argv[optind - 1]);
-		default:
+		if (!d)
 			return fail_msg(err, errlen, -EINVAL, "unknown option '%s' (see stainless run --help)",
 				    argv[optind - 1]);
-		}
+		rc = opt_common_take(&cc, d, optarg, err, errlen);
+		if (rc == 1)
+			rc = take(cfg, c, optarg, err, errlen);
+		if (rc < 0)
+			return rc;
 	}
+	cfg->stats = cc.stats;
+	if (opt_common_finish(&cc, &run_cmd))
+		return 1;
 	if (optind < argc)
 		return fail_msg(err, errlen, -EINVAL, "unexpected argument '%s'", argv[optind]);
 	if (!cfg->kernel)

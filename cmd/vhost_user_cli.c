@@ -10,38 +10,14 @@
 #include <unistd.h>
 
 #include "base/fail.h"
+#include "cmd/vhost_user_table.h"
 
 void vu_fs_usage(FILE *f, const char *prog)
 {
-	fprintf(f, "Usage: %s (--socket-path PATH | --fd FD) --shared-dir DIR [OPTIONS]\n"
-		"       %s --print-capabilities | --version | --help\n"
-		"A drop-in virtiofsd (stainless " STAINLESS_VERSION "): serves one vhost-user frontend\n"
-		"(QEMU, cloud-hypervisor) and exits when it disconnects. Every ring is answered\n"
-		"inline by its own io_uring worker; no DAX window over vhost-user.\n"
-		"\n"
-		"Options:\n", prog, prog);
-	fputs("      --shared-dir DIR            the directory to share (-o source=DIR)\n"
-	      "      --socket-path PATH          listen there for the frontend (--socket: deprecated)\n"
-	      "      --fd FD                     or serve on this listening socket, handed over\n"
-	      "      --socket-group GROUP        the socket 0660 with this group\n"
-	      "      --tag TAG                   offer the device config with this tag\n"
-	      "      --cache auto|always|metadata|never\n"
-	      "      --readonly  --xattr  --xattr-map  --writeback  --devices\n"
-	      "      --log-level error|warn|info|debug|trace|off   --syslog\n"
-	      "      --sandbox namespace|chroot|none   --seccomp kill|log|trap|none\n"
-	      "      --inode-file-handles=never|prefer   --announce-submounts\n"
-	      "      --thread-pool-size N        accepted; there is no pool\n"
-	      "      --rlimit-nofile N           RLIMIT_NOFILE (0: as it is)\n"
-	      "      --[no-]readdirplus  --[no-]killpriv-v2  --allow-direct-io  --posix-acl\n"
-	      "      --allow-mmap  --preserve-noatime   (what stainless always does)\n"
-	      "  -o  source=DIR,cache=MODE,xattr,flock,posix_lock,...  C virtiofsd's forms,\n"
-	      "      each switch also as no_SWITCH; ,, is a comma in a value\n"
-	      "  -f, -d                          foreground (always), debug log\n"
-	      "      --print-capabilities        the vhost-user.json backend record\n"
-	      "  -V, --version   -h, --help\n"
-	      "Refused, with the reason: --xattrmap, --modcaps, --security-label,\n"
-	      "--translate-uid/gid, --uid-map/--gid-map, --daemonize, -o timeout=, migration.\n"
-	      "Every option: docs/virtiofsd-options.md\n", f);
+	struct opt_cmd c = vhost_user_cmd;
+
+	c.prog = prog;   /* "virtiofsd" under that name */
+	opt_usage(f, &c);
 }
 
 void vu_fs_print_capabilities(FILE *f)
@@ -84,50 +60,6 @@ static int parse_ulong(const char *v, unsigned long max, unsigned long *out)
 	return 0;
 }
 
-enum {
-	O_SOCKET_PATH = 256, O_SOCKET, O_FD, O_SOCKET_GROUP, O_SHARED_DIR, O_TAG, O_CACHE,
-	O_READONLY, O_XATTR_MAP, O_DEVICES, O_LOG_LEVEL,
-	O_SYSLOG, O_SANDBOX, O_SECCOMP, O_FILE_HANDLES, O_POOL, O_PRINT_CAPS, O_VERSION,
-	O_RLIMIT, O_SWITCH, O_REFUSED,
-};
-
-/* virtiofsd's switches (vu_opt_switch) and what is refused (vu_opt_refusal). */
-#define SWITCH(n)  { n, no_argument, NULL, O_SWITCH }
-#define REFUSED(n) { n, optional_argument, NULL, O_REFUSED }
-
-static const struct option longopts[] = {
-	{ "socket-path", required_argument, NULL, O_SOCKET_PATH },
-	{ "socket", required_argument, NULL, O_SOCKET },
-	{ "fd", required_argument, NULL, O_FD },
-	{ "socket-group", required_argument, NULL, O_SOCKET_GROUP },
-	{ "shared-dir", required_argument, NULL, O_SHARED_DIR },
-	{ "tag", required_argument, NULL, O_TAG },
-	{ "cache", required_argument, NULL, O_CACHE },
-	{ "readonly", no_argument, NULL, O_READONLY },
-	{ "xattr-map", no_argument, NULL, O_XATTR_MAP },
-	{ "devices", no_argument, NULL, O_DEVICES },
-	{ "log-level", required_argument, NULL, O_LOG_LEVEL },
-	{ "syslog", no_argument, NULL, O_SYSLOG },
-	{ "sandbox", required_argument, NULL, O_SANDBOX },
-	{ "seccomp", required_argument, NULL, O_SECCOMP },
-	{ "inode-file-handles", required_argument, NULL, O_FILE_HANDLES },
-	{ "thread-pool-size", required_argument, NULL, O_POOL },
-	{ "print-capabilities", no_argument, NULL, O_PRINT_CAPS },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, O_VERSION },
-	{ "rlimit-nofile", required_argument, NULL, O_RLIMIT },
-	SWITCH("xattr"), SWITCH("writeback"), SWITCH("announce-submounts"), SWITCH("readdirplus"),
-	SWITCH("no-readdirplus"), SWITCH("killpriv-v2"), SWITCH("no-killpriv-v2"),
-	SWITCH("allow-direct-io"), SWITCH("posix-acl"), SWITCH("allow-mmap"),
-	SWITCH("preserve-noatime"),
-	REFUSED("xattrmap"), REFUSED("modcaps"), REFUSED("security-label"),
-	REFUSED("translate-uid"), REFUSED("translate-gid"), REFUSED("uid-map"), REFUSED("gid-map"),
-	REFUSED("migration-mode"), REFUSED("migration-on-error"),
-	REFUSED("migration-verify-handles"), REFUSED("migration-confirm-paths"),
-	REFUSED("daemonize"),
-	{ 0 },
-};
-
 /* The options that take a word from a fixed list. */
 static int parse_choice(struct vu_fs_config *c, int opt, const char *v, char *err, size_t errlen)
 {
@@ -137,25 +69,25 @@ static int parse_choice(struct vu_fs_config *c, int opt, const char *v, char *er
 	int i;
 
 	switch (opt) {
-	case O_CACHE:
+	case VU_K_CACHE:
 		if (vu_opt_parse_cache(c, v) == 0)
 			return 0;
 		return fail_msg(err, errlen, -EINVAL, "--cache '%s': must be auto, always, metadata or never", v);
-	case O_LOG_LEVEL:
+	case VU_K_LOG_LEVEL:
 		if (vu_opt_parse_log_level(c, v) == 0)
 			return 0;
 		return fail_msg(err, errlen, -EINVAL, "--log-level '%s': must be error, warn, info, debug, trace or off", v);
-	case O_SANDBOX:
+	case VU_K_SANDBOX:
 		if ((i = pick(v, sandboxes)) < 0)
 			return fail_msg(err, errlen, -EINVAL, "--sandbox '%s': must be namespace, chroot or none", v);
 		c->sandbox = (enum vu_sandbox)i;
 		return 0;
-	case O_SECCOMP:
+	case VU_K_SECCOMP:
 		if ((i = pick(v, seccomps)) < 0)
 			return fail_msg(err, errlen, -EINVAL, "--seccomp '%s': must be kill, log, trap or none", v);
 		c->seccomp = (enum vu_seccomp)i;
 		return 0;
-	case O_FILE_HANDLES:
+	case VU_K_FILE_HANDLES:
 		if ((i = pick(v, handles)) < 0)
 			return fail_msg(err, errlen, -EINVAL, "--inode-file-handles '%s': must be never or prefer", v);
 		if (i == VU_FH_MANDATORY)
@@ -174,35 +106,36 @@ static int parse_one(struct vu_fs_config *c, int opt, const char *v, char *err, 
 	unsigned long n;
 
 	switch (opt) {
-	case O_SOCKET_PATH:  c->socket_path = v; return 0;
-	case O_SOCKET:       c->socket_path = v; c->socket_deprecated = true; return 0;
-	case O_SOCKET_GROUP: c->socket_group = v; return 0;
-	case O_SHARED_DIR:   c->shared_dir = v; return 0;
-	case O_READONLY:     c->opts.readonly = true; return 0;
-	case O_XATTR_MAP:    c->opts.xattr = c->opts.xattr_map = true; return 0;
-	case O_DEVICES:      c->opts.devices = true; return 0;
-	case O_SYSLOG:       c->syslog = true; return 0;
-	case O_PRINT_CAPS:   c->print_capabilities = true; return 0;
+	case VU_K_SOCKET_PATH:  c->socket_path = v; return 0;
+	case VU_K_SOCKET:       c->socket_path = v; c->socket_deprecated = true; return 0;
+	case VU_K_SOCKET_GROUP: c->socket_group = v; return 0;
+	case VU_K_SHARED_DIR:   c->shared_dir = v; return 0;
+	case VU_K_READONLY:     c->opts.readonly = true; return 0;
+	case VU_K_XATTR_MAP:    c->opts.xattr = c->opts.xattr_map = true; return 0;
+	case VU_K_DEVICES:      c->opts.devices = true; return 0;
+	case VU_K_SYSLOG:       c->syslog = true; return 0;
+	case VU_K_PRINT_CAPS:   c->print_capabilities = true; return 0;
+	case VU_K_STATS:        c->stats = true; return 0;
 	case 'f':            return 0;           /* virtiofsd's foreground: always */
 	case 'd':            c->log_level = VU_LOG_DEBUG; return 0;
 	case 'o':            return vu_opt_parse_o(c, v, err, errlen);
-	case O_TAG:
+	case VU_K_TAG:
 		if (!*v || strlen(v) > VU_TAG_MAX)
 			return fail_msg(err, errlen, -EINVAL, "--tag '%s': must be 1 to %d bytes", v, VU_TAG_MAX);
 		c->tag = v;
 		return 0;
-	case O_FD:
+	case VU_K_FD:
 		if (parse_ulong(v, 1u << 30, &n) < 0)
 			return fail_msg(err, errlen, -EINVAL, "--fd '%s': not a file descriptor number", v);
 		c->fd = (int)n;
 		return 0;
-	case O_RLIMIT:
+	case VU_K_RLIMIT:
 		/* 0 leaves the limit as it is, as virtiofsd's does. */
 		if (parse_ulong(v, 1u << 30, &n) < 0)
 			return fail_msg(err, errlen, -EINVAL, "--rlimit-nofile '%s': not a number", v);
 		c->rlimit_nofile = n;
 		return 0;
-	case O_POOL:
+	case VU_K_POOL:
 		if (parse_ulong(v, 1u << 20, &n) < 0)
 			return fail_msg(err, errlen, -EINVAL, "--thread-pool-size '%s': not a number", v);
 		c->thread_pool_given = true;
@@ -263,7 +196,8 @@ static int check_config(const struct vu_fs_config *c, char *err, size_t errlen)
 
 int vu_fs_parse_args(int argc, char **argv, struct vu_fs_config *c, char *err, size_t errlen)
 {
-	char name[64];
+	struct option longopts[96];
+	char name[64], shorts[32];
 	const char *why;
 	int opt, rc, li;
 
@@ -273,14 +207,16 @@ int vu_fs_parse_args(int argc, char **argv, struct vu_fs_config *c, char *err, s
 	c->fd = -1;
 	c->log_level = VU_LOG_INFO;
 	c->file_handles = VU_FH_NEVER;
+	if (opt_getopt(&vhost_user_cmd, longopts, 96, shorts, sizeof(shorts)) < 0)
+		return fail_msg(err, errlen, -EINVAL, "the option table is too large");
 	optind = 0;   /* full re-initialisation: tests parse many times */
 	opterr = 0;
-	while ((li = -1, opt = getopt_long(argc, argv, "+:o:fdhV", longopts, &li)) != -1) {
+	while ((li = -1, opt = getopt_long(argc, argv, shorts, longopts, &li)) != -1) {
 		switch (opt) {
-		case O_SWITCH:
+		case VU_K_SWITCH:
 			vu_opt_switch(c, longopts[li].name);
 			break;
-		case O_REFUSED:
+		case VU_K_REFUSED:
 			why = vu_opt_refusal(longopts[li].name);
 			return fail_msg(err, errlen, -EINVAL, "--%s: not supported: %s", longopts[li].name,
 				    why ? why : "not implemented");
@@ -288,7 +224,6 @@ int vu_fs_parse_args(int argc, char **argv, struct vu_fs_config *c, char *err, s
 			vu_fs_usage(stdout, c->prog);
 			return 1;
 		case 'V':
-		case O_VERSION:
 			/* virtiofsd's shape: its name and a version on one line. */
 			printf("%s %s%s\n", c->prog, STAINLESS_VERSION,
 			       strncmp(c->prog, "stainless ", 10) ? " (stainless)" : "");

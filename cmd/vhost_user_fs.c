@@ -27,6 +27,7 @@
 #include "base/fail.h"
 #include "devices/virtio_fs.h"
 #include "fs/fs_fdbudget.h"
+#include "fs/fs_log.h"
 #include "base/thread.h"
 #include "sandbox/sandbox.h"
 #include "transport/unix_listen.h"
@@ -262,6 +263,24 @@ static int block_signals(void)
 	return signalfd(-1, &set, SFD_CLOEXEC);
 }
 
+/* --stats, once the workers stopped: the requests each ring carried (q0: hiprio). */
+static void print_stats(const struct vu_fs_config *c, const struct virtio_dev *vdev)
+{
+	unsigned n = 2;
+	char line[512];
+	int k;
+
+	for (unsigned q = 0; q < virtio_dev_num_queues(vdev); q++)
+		if (virtio_dev_requests(vdev, q) && q + 1 > n)
+			n = q + 1;
+	k = snprintf(line, sizeof(line), "%s: stats: virtio-fs", c->prog);
+	for (unsigned q = 0; q < n && q < virtio_dev_num_queues(vdev) && k > 0 &&
+	     (size_t)k < sizeof(line); q++)
+		k += snprintf(line + k, sizeof(line) - (size_t)k, " q%u=%llu", q,
+			      (unsigned long long)virtio_dev_requests(vdev, q));
+	fprintf(stderr, "%s\n", line);
+}
+
 static int serve(const struct vu_fs_config *c, struct virtio_dev *vdev, int lfd, int sfd)
 {
 	struct vu_dev d;
@@ -282,6 +301,8 @@ static int serve(const struct vu_fs_config *c, struct virtio_dev *vdev, int lfd,
 	rc = vu_serve(&d, conn, sfd);
 	vu_dev_release(&d);
 	close(conn);
+	if (c->stats)
+		print_stats(c, vdev);
 	if (rc == 0 && c->log_level >= VU_LOG_INFO)
 		fail(0, "the frontend left; exiting");
 	return rc;
@@ -311,6 +332,10 @@ int vhost_user_fs_main(int argc, char **argv)
 		(void)!freopen("/dev/null", "w", stderr);
 	else if (c.syslog)
 		log_to_syslog();
+	/* The same levels: trace adds a line per FUSE request (fs_log.h). */
+	_Static_assert((int)VU_LOG_TRACE == (int)FS_LOG_TRACE && (int)VU_LOG_OFF == (int)FS_LOG_OFF,
+		       "vhost-user's log levels are fs_log's");
+	fs_log_init((enum fs_log_level)c.log_level, c.prog);
 	notes(&c);
 	/* The user's limit holds from here: the budget is read from it. */
 	if (c.rlimit_nofile && (rc = fs_fd_fix_nofile(c.rlimit_nofile)) < 0) {

@@ -33,6 +33,7 @@ struct vu_fs_config {
 	struct fs_options opts;
 	enum vu_log_level log_level;
 	bool syslog;
+	bool stats;                  /* --stats: the requests per ring, when the frontend left */
 	bool print_capabilities;
 	enum vu_sandbox sandbox;
 	enum vu_seccomp seccomp;

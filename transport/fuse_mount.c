@@ -70,6 +70,7 @@ struct fuse_mount_channel {
 	 * (FUSE_DEV_IOC_CLONE) as their readers start; -1: none.
 	 */
 	int spare[MOUNT_READERS - 1];
+	uint64_t requests;   /* --stats: what the readers took, summed when they end */
 };
 
 struct reader {
@@ -77,6 +78,7 @@ struct reader {
 	struct fuse_mount_channel *ch;
 	unsigned idx;
 	int fd;
+	uint64_t requests;   /* this reader's alone: no shared line on the request path */
 	pthread_t thread;
 	pthread_t main_thread;
 };
@@ -152,6 +154,7 @@ static void *reader_main(void *arg)
 			break;
 		}
 		m->in.iov_len = (size_t)n;
+		rd->requests++;
 		/* A peek at the header; the server checks the whole request. */
 		bool init = (size_t)n >= sizeof(struct fuse_in_header) &&
 			    ((const struct fuse_in_header *)m->buf)->opcode == FUSE_INIT;
@@ -194,6 +197,11 @@ int fuse_mount_channel_new(struct fuse_mount_channel **out, bool want_uring)
 		ch->spare[i] = ch->want_uring ? -1 : open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	*out = ch;
 	return 0;
+}
+
+uint64_t fuse_mount_channel_requests(const struct fuse_mount_channel *ch)
+{
+	return ch ? ch->requests : 0;
 }
 
 void fuse_mount_channel_free(struct fuse_mount_channel *ch)
@@ -252,6 +260,7 @@ int fuse_mount_serve(struct fuse_mount_channel *ch, struct fuse_server *srv, int
 	}
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(rd[i].thread, NULL);
+		ch->requests += rd[i].requests;
 		if (rd[i].fd != fd)
 			close(rd[i].fd);
 	}

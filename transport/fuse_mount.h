@@ -9,6 +9,7 @@
 #define STAINLESS_TRANSPORT_FUSE_MOUNT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct fuse_server;
 struct fuse_mountpoint;
@@ -20,6 +21,8 @@ struct fuse_mount_channel;
  * channel INIT may start. 0 or -errno.
  */
 int fuse_mount_channel_new(struct fuse_mount_channel **ch, bool want_uring);
+/* The requests the /dev/fuse readers took (not the io_uring queues'), once they ended. */
+uint64_t fuse_mount_channel_requests(const struct fuse_mount_channel *ch);
 /* After the server is destroyed (parked requests answered). NULL: nothing. */
 void fuse_mount_channel_free(struct fuse_mount_channel *ch);
 

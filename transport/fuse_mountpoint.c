@@ -145,14 +145,14 @@ static int helper_precheck(const char *path)
 	return 0;
 }
 
-static int helper_mount(const char *path, unsigned max_read)
+static int helper_mount(const char *path, unsigned max_read, const struct fuse_mount_args *ma)
 {
-	char opts[160], env[32];
+	char opts[512], env[32];
 	int sv[2], fd, st;
 	pid_t pid;
 
-	snprintf(opts, sizeof(opts), "fsname=stainless,subtype=stainless,default_permissions,"
-		 "max_read=%u%s", max_read, others_allowed() ? ",allow_other" : "");
+	if (fuse_mount_args_words(ma, true, max_read, opts, sizeof(opts)) < 0)
+		return -ENAMETOOLONG;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
 	pid = fork();
@@ -266,13 +266,19 @@ static int open_abort(dev_t dev)
 }
 
 /* Without root: fusermount3 mounts, the unmounter takes it down. fd or -errno. */
-static int mount_by_helper(struct fuse_mountpoint *mp, unsigned max_read)
+static int mount_by_helper(struct fuse_mountpoint *mp, unsigned max_read,
+			   const struct fuse_mount_args *ma)
 {
 	int fd = helper_precheck(mp->path), r;
 
 	if (fd < 0)
 		return fd;
-	fd = helper_mount(mp->path, max_read);
+	if (ma->allow_other && !others_allowed()) {
+		fprintf(stderr, "stainless: fuse-mount: -o allow_other without root needs "
+			"user_allow_other in /etc/fuse.conf\n");
+		return -EPERM;
+	}
+	fd = helper_mount(mp->path, max_read, ma);
 	if (fd < 0) {
 		fail(0, "mount %s without root needs "
 			FUSERMOUNT " (Debian package fuse3)%s", mp->path,
@@ -288,20 +294,23 @@ static int mount_by_helper(struct fuse_mountpoint *mp, unsigned max_read)
 }
 
 /* As root: mount(2) on our own /dev/fuse fd. fd or -errno. */
-static int mount_direct(struct fuse_mountpoint *mp, unsigned max_read)
+static int mount_direct(struct fuse_mountpoint *mp, unsigned max_read,
+			const struct fuse_mount_args *ma)
 {
-	char opts[256];
-	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC), r;
+	char opts[512], words[384];
+	int fd, r;
 
+	if (fuse_mount_args_words(ma, false, max_read, words, sizeof(words)) < 0)
+		return -ENAMETOOLONG;
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
 		fail(0, "/dev/fuse: %s", strerror(errno));
 		return r;
 	}
-	snprintf(opts, sizeof(opts),
-		 "fd=%d,rootmode=40000,user_id=%u,group_id=%u,allow_other,"
-		 "default_permissions,max_read=%u", fd, getuid(), getgid(), max_read);
-	if (mount("stainless", mp->path, "fuse.stainless", MS_NOSUID | MS_NODEV, opts) < 0) {
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=%u,group_id=%u,%s", fd,
+		 getuid(), getgid(), words);
+	if (mount(ma->fsname, mp->path, "fuse.stainless", ma->msflags, opts) < 0) {
 		r = -errno;
 		fail(0, "mount %s: %s", mp->path, strerror(errno));
 		close(fd);
@@ -310,7 +319,8 @@ static int mount_direct(struct fuse_mountpoint *mp, unsigned max_read)
 	return fd;
 }
 
-int fuse_mountpoint_open(struct fuse_mountpoint *mp, const char *path, unsigned max_read)
+int fuse_mountpoint_open_args(struct fuse_mountpoint *mp, const char *path, unsigned max_read,
+			      const struct fuse_mount_args *ma)
 {
 	int fd;
 
@@ -319,7 +329,7 @@ int fuse_mountpoint_open(struct fuse_mountpoint *mp, const char *path, unsigned 
 	if (!realpath(path, mp->real))
 		snprintf(mp->real, sizeof(mp->real), "%s", path);
 	mp->info_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	fd = geteuid() != 0 ? mount_by_helper(mp, max_read) : mount_direct(mp, max_read);
+	fd = geteuid() != 0 ? mount_by_helper(mp, max_read, ma) : mount_direct(mp, max_read, ma);
 	if (fd < 0) {
 		if (mp->info_fd >= 0)
 			close(mp->info_fd);

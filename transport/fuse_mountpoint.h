@@ -14,7 +14,8 @@
  * setuid takes effect); a small unmounter process forked then runs
  * `fusermount3 -u -z` when told and says when it has finished
  * (fuse_mountpoint.c says why it is the one process without a seccomp
- * filter); allow_other only where /etc/fuse.conf says user_allow_other.
+ * filter); allow_other only when -o asks for it, and without root only
+ * where /etc/fuse.conf says user_allow_other (fuse_mount_opts.h).
  * fusermount3 opens /dev/fuse as the calling user (that node's mode is
  * how an administrator grants FUSE to users), so without root a /dev/fuse
  * the user cannot open read-write, or no_new_privs, means no mount: one
@@ -36,6 +37,8 @@
 
 #include <limits.h>
 
+#include "transport/fuse_mount_opts.h"
+
 struct fuse_mountpoint {
 	const char *path;   /* as given */
 	char real[PATH_MAX]; /* canonical, as mountinfo shows it */
@@ -52,7 +55,8 @@ struct fuse_mountpoint {
  * close-on-exec) at mp->path, reads fuse_server's max_read. fd, or -errno
  * after printing why.
  */
-int fuse_mountpoint_open(struct fuse_mountpoint *mp, const char *path, unsigned max_read);
+int fuse_mountpoint_open_args(struct fuse_mountpoint *mp, const char *path, unsigned max_read,
+			      const struct fuse_mount_args *ma);
 
 /*
  * Unmounts it: at once when nothing holds it, else lazily, and then the

@@ -163,6 +163,7 @@ static void *conn_thread(void *arg)
 	size_t start = 0, end = 0, outlen = 0;
 	uint8_t *in = malloc(incap), *out = malloc(outcap);
 	struct p9_conn_req *r = creq_new(c->bufsz);
+	uint64_t served = 0;    /* --stats: added to the total once, at the end */
 
 	(void)pthread_setname_np(pthread_self(), "9p-conn");  /* the seccomp log's comm */
 
@@ -179,6 +180,7 @@ static void *conn_thread(void *arg)
 			if (end - start >= size) {
 				const uint8_t *frame = in + start;
 				start += size;
+				served++;
 				int n = handle_frame(c, r, frame, size);
 				if (n < 0)
 					break;
@@ -222,6 +224,8 @@ static void *conn_thread(void *arg)
 	if (c->next)
 		c->next->pprev = c->pprev;
 	c->all->n--;
+	c->all->requests += served;
+	c->all->connections++;
 	pthread_cond_broadcast(&c->all->cond);
 	close(c->fd);
 	fs_fd_refund_to(&c->fd_share);

@@ -34,6 +34,8 @@ struct p9_conns {
 	unsigned slots;         /* connections served at once, at most */
 	int ended_fd;           /* eventfd: a connection ended (the accept loop waits on it) */
 	struct fs_fair fds, bytes;
+	uint64_t requests;      /* --stats: messages of the connections that ended (lock) */
+	uint64_t connections;   /* ... and how many ended */
 };
 
 /*

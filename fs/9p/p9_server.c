@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "fs/9p/p9_impl.h"
+#include "fs/9p/p9_trace.h"
 #include "base/creds.h"
+#include "fs/fs_log.h"
 #include "fs/resolve.h"
 
 int p9_server_create(struct p9_server **out, const char *root, const struct fs_options *opts)
@@ -344,7 +346,7 @@ static int parse_frame(struct p9_msg *m, size_t total)
 	return 0;
 }
 
-int p9_handle(struct p9_session *s, struct fs_req *req, const struct fs_transport *t)
+static int handle(struct p9_session *s, struct fs_req *req, const struct fs_transport *t)
 {
 	uint8_t hdr[P9_HDRSZ];
 	struct p9_msg m = { .s = s, .req = req, .t = t, .tag = P9_NOTAG };
@@ -407,4 +409,27 @@ reply:
 	p9_put_hdr(s->reply, len, (uint8_t)(m.type + 1), m.tag);
 	fs_iov_write(req->out, req->nout, 0, s->reply, len);
 	return (int)len;
+}
+
+/* --log-level trace: apart, so that the untraced path carries none of it. */
+__attribute__((noinline))
+static int handle_traced(struct p9_session *s, struct fs_req *req, const struct fs_transport *t)
+{
+	struct p9_trace_head h;
+	uint64_t t0;
+	int r;
+
+	/* Before: a deferred message may be finished and freed by another thread. */
+	p9_trace_head(req, &h);
+	t0 = fs_log_now_us();
+	r = handle(s, req, t);
+	p9_trace_request(&h, r == FS_REQ_DEFERRED ? NULL : req, r, t0);
+	return r;
+}
+
+int p9_handle(struct p9_session *s, struct fs_req *req, const struct fs_transport *t)
+{
+	if (fs_log_tracing())
+		return handle_traced(s, req, t);
+	return handle(s, req, t);
 }

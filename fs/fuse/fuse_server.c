@@ -29,6 +29,8 @@
 #include "fs/fs_fdbudget.h"
 #include "base/creds.h"
 #include "fs/resolve.h"
+#include "fs/fs_log.h"
+#include "fs/fuse/fuse_trace.h"
 
 bool fuse_server_io_uring(const struct fuse_server *s)
 {
@@ -286,8 +288,7 @@ static int parse_extensions(struct fuse_call *c, size_t off, size_t len)
 	return pos == len ? 0 : -EINVAL;
 }
 
-int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
-		       const struct fs_transport *t)
+static int handle(struct fuse_server *s, struct fs_req *req, const struct fs_transport *t)
 {
 	struct fuse_call c = { .srv = s, .req = req, .t = t, .fd = -1 };
 	uint8_t stackbuf[4096];
@@ -357,6 +358,30 @@ done:
 	if (r < 0)
 		return fuse_reply_err(req, c.outcap, c.h.unique, r);
 	return r;
+}
+
+/* --log-level trace: apart, so that the untraced path carries none of it. */
+__attribute__((noinline))
+static int handle_traced(struct fuse_server *s, struct fs_req *req, const struct fs_transport *t)
+{
+	struct fuse_in_header h = { 0 };
+	uint64_t t0;
+	int r;
+
+	/* Before: a deferred request may be finished and freed by another thread. */
+	fs_iov_read(req->in, req->nin, 0, &h, sizeof(h));
+	t0 = fs_log_now_us();
+	r = handle(s, req, t);
+	fuse_trace_request(&h, r == FS_REQ_DEFERRED ? NULL : req, r, t0);
+	return r;
+}
+
+int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
+		       const struct fs_transport *t)
+{
+	if (fs_log_tracing())
+		return handle_traced(s, req, t);
+	return handle(s, req, t);
 }
 
 bool fuse_server_idle(struct fuse_server *s)

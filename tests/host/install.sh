@@ -29,8 +29,10 @@ for prefix in /usr/local /usr; do
 	make -s -C "$ROOT" O="$O" PREFIX="$prefix" DESTDIR="$D" install >"$T/log" 2>&1 ||
 		{ cat "$T/log"; fail "make install PREFIX=$prefix"; }
 	got=$(cd "$D" && find . ! -type d | sed 's|^\.||' | sort)
-	want=$(printf '%s\n' bin/stainless libexec/stainless-virtiofsd \
+	want=$(printf '%s\n' bin/stainless libexec/stainless-virtiofsd sbin/mount.fuse.stainless \
 		share/man/man1/stainless.1 share/man/man1/stainless-virtiofsd.1 \
+		share/man/man1/stainless-run.1 share/man/man1/stainless-fuse-mount.1 \
+		share/man/man1/stainless-9p-serve.1 share/man/man1/stainless-vhost-user-fs.1 \
 		share/qemu/vhost-user/50-stainless-virtiofsd.json \
 		lib/systemd/system/stainless-virtiofsd@.socket \
 		lib/systemd/system/stainless-virtiofsd@.service \
@@ -52,7 +54,10 @@ assert d["binary"] == sys.argv[2], d["binary"]
 assert sorted(d.get("features", [])) == sorted(caps.get("features", [])), (d, caps)
 PY
 	fi
-	for m in stainless stainless-virtiofsd; do
+	[ "$(readlink "$D$prefix/sbin/mount.fuse.stainless")" = ../bin/stainless ] ||
+		fail "sbin/mount.fuse.stainless is not a relative link to ../bin/stainless"
+	for m in stainless stainless-virtiofsd stainless-run stainless-fuse-mount stainless-9p-serve \
+		stainless-vhost-user-fs; do
 		w=$(MANWIDTH=80 man --warnings -l "$D$prefix/share/man/man1/$m.1" 2>&1 >/dev/null)
 		[ -z "$w" ] || { echo "$w"; fail "man $m.1 warns"; }
 	done

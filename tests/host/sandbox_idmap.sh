@@ -135,7 +135,7 @@ if command -v fusermount3 >/dev/null && [ -f /etc/fuse.conf ]; then
 		rm -f "$T/share/f7" "$T/share/fu"
 		maps=; [ "$1" = with ] && maps=$KEEPMAP
 		# shellcheck disable=SC2086
-		$AS_USER "$STAINLESS" fuse-mount "$T/share" "$T/mnt" $maps 2>"$T/fm.err" &
+		$AS_USER "$STAINLESS" fuse-mount "$T/share" "$T/mnt" -o allow_other $maps 2>"$T/fm.err" &
 		PID=$!
 		for i in $(seq 50); do grep -q " $T/mnt " /proc/mounts && break; sleep 0.1; done
 		as_id $((SUB + 7)) sh -c "echo seven >'$T/mnt/f7'" 2>>"$T/fm.err"
