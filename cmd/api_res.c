@@ -9,6 +9,7 @@
 
 #define VSOCK_UDS_MAX 107   /* sun_path less its NUL */
 
+__attribute__((format(printf, 3, 4)))
 static int bad(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

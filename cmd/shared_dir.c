@@ -11,6 +11,7 @@
 /* crosvm has no window size for dax=true; this is the one --fs dax= takes here. */
 #define SHARED_DIR_DAX_SIZE (1ull << 30)
 
+__attribute__((format(printf, 3, 4)))
 static int bad(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
