@@ -36,14 +36,16 @@ static int parse_bool(const char *key, const char *val, bool *out, char *err, si
 }
 
 /* A whole number of seconds, as crosvm's timeout and negative_timeout. */
-static int parse_secs(const char *key, const char *val, char *err, size_t errlen)
+static int parse_secs(const char *key, const char *val, uint32_t *out, char *err, size_t errlen)
 {
+	unsigned long long v;
 	char *end;
 
 	errno = 0;
-	(void)strtoull(val, &end, 10);
-	if (errno || end == val || *end || *val == '-')
+	v = strtoull(val, &end, 10);
+	if (errno || end == val || *end || *val == '-' || v > UINT32_MAX)
 		return bad(err, errlen, "--shared-dir: %s=%s: expected whole seconds", key, val);
+	*out = (uint32_t)v;
 	return 0;
 }
 
@@ -109,6 +111,7 @@ struct sd_state {
 	struct vm_share *sh;
 	bool p9, posix_acl, dax, writeback, xattr_map, casefold;
 	int cache;              /* -1: crosvm's default, auto */
+	uint32_t timeout, negative_timeout;
 	const char *fs_only;    /* the first virtio-fs key seen */
 };
 
@@ -142,8 +145,11 @@ static int sd_key(struct vm_config *cfg, struct sd_state *s, const char *key, co
 		s->cache = (int)c;
 		return 0;
 	}
-	if (strcmp(key, "timeout") == 0 || strcmp(key, "negative_timeout") == 0)
-		return parse_secs(key, val, err, errlen);
+	if (strcmp(key, "timeout") == 0)
+		return parse_secs(key, val, &s->timeout, err, errlen);
+	/* Negative lookups are never cached here: any value is as correct as 0. */
+	if (strcmp(key, "negative_timeout") == 0)
+		return parse_secs(key, val, &s->negative_timeout, err, errlen);
 	if (strcmp(key, "writeback") == 0)
 		return parse_bool(key, val, &s->writeback, err, errlen);
 	if (strcmp(key, "dax") == 0 || strcmp(key, "use_dax") == 0)
@@ -185,12 +191,16 @@ static int sd_finish(struct sd_state *s, char *err, size_t errlen)
 	o->xattr = true;
 	o->posix_acl = s->posix_acl;
 	o->dax_size = s->dax ? SHARED_DIR_DAX_SIZE : 0;
+	/* crosvm's lifetime whatever the cache policy; its default is 5 s. */
+	o->set_timeout = true;
+	o->entry_timeout = s->timeout;
 	return 0;
 }
 
 int shared_dir_parse(struct vm_config *cfg, const char *arg, char *err, size_t errlen)
 {
-	struct sd_state s = { .posix_acl = true, .cache = -1, .p9 = true /* crosvm's default */ };
+	struct sd_state s = { .posix_acl = true, .cache = -1, .timeout = 5,
+			      .p9 = true /* crosvm's default */ };
 	char *spec, *tag, *opt, *save, *eq;
 	struct vm_share *sh;
 	int rc;

@@ -46,6 +46,8 @@ START_TEST(test_arcvm_cache_always)
 	ck_assert_int_eq(sh->opts.cache, FS_CACHE_ALWAYS);
 	ck_assert(sh->opts.writeback && sh->opts.xattr_map && sh->opts.xattr);
 	ck_assert(sh->opts.posix_acl);  /* crosvm's default */
+	ck_assert(sh->opts.set_timeout);
+	ck_assert_uint_eq(sh->opts.entry_timeout, 3600);
 	ck_assert_uint_eq(cfg.sandbox.nuid, 3);
 	ck_assert_uint_eq(cfg.sandbox.uid[2].inside, 5050);
 	ck_assert_uint_eq(cfg.sandbox.uid[2].outside, 660410);
@@ -67,6 +69,7 @@ START_TEST(test_arcvm_cache_auto_and_never)
 			       ":gidmap=" ANDROID_GIDMAP ":timeout=1:rewrite-security-xattrs=true:"
 			       "writeback=false:negative_timeout=1"), 0);
 	ck_assert_int_eq(cfg.shares[1].opts.cache, FS_CACHE_NEVER);
+	ck_assert_uint_eq(cfg.shares[1].opts.entry_timeout, 1);
 	ck_assert_uint_eq(cfg.sandbox.nuid, 3);
 }
 END_TEST
@@ -105,6 +108,7 @@ START_TEST(test_crosvm_defaults)
 	ck_assert_int_eq(cfg.shares[0].opts.cache, FS_CACHE_AUTO);
 	ck_assert(!cfg.shares[0].opts.writeback);
 	ck_assert(cfg.shares[0].opts.dax_size == 0);
+	ck_assert_uint_eq(cfg.shares[0].opts.entry_timeout, 5);  /* crosvm's default */
 	ck_assert_int_eq(parse("/home/me/other:p9tag"), 0);
 	ck_assert(cfg.shares[1].is_9p);
 	ck_assert_int_eq(parse("/x:dax:type=FS:dax=true"), 0);
