@@ -115,7 +115,7 @@ struct sd_state {
 	const char *fs_only;    /* the first virtio-fs key seen */
 };
 
-static int sd_key(struct vm_config *cfg, struct sd_state *s, const char *key, const char *val,
+static int sd_key(struct sandbox_opts *sbo, struct sd_state *s, const char *key, const char *val,
 		  char *err, size_t errlen)
 {
 	unsigned long long n;
@@ -132,7 +132,7 @@ static int sd_key(struct vm_config *cfg, struct sd_state *s, const char *key, co
 		return 0;
 	}
 	if (strcmp(key, "uidmap") == 0 || strcmp(key, "gidmap") == 0)
-		return parse_idmap(&cfg->sandbox, key[0] == 'u', val, err, errlen);
+		return parse_idmap(sbo, key[0] == 'u', val, err, errlen);
 	if (strcmp(key, "ascii_casefold") == 0)
 		return parse_bool(key, val, &s->casefold, err, errlen);
 	for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
@@ -197,7 +197,8 @@ static int sd_finish(struct sd_state *s, char *err, size_t errlen)
 	return 0;
 }
 
-int shared_dir_parse(struct vm_config *cfg, const char *arg, char *err, size_t errlen)
+int shared_dir_parse(struct vm_config *cfg, struct sandbox_opts *sbo, const char *arg,
+		     char *err, size_t errlen)
 {
 	struct sd_state s = { .posix_acl = true, .cache = -1, .timeout = 5,
 			      .p9 = true /* crosvm's default */ };
@@ -235,7 +236,7 @@ int shared_dir_parse(struct vm_config *cfg, const char *arg, char *err, size_t e
 		if (!eq || eq == w)
 			return bad(err, errlen, "--shared-dir: '%s': options are KEY=VALUE", w);
 		*eq = '\0';
-		if ((rc = sd_key(cfg, &s, w, eq + 1, err, errlen)) < 0)
+		if ((rc = sd_key(sbo, &s, w, eq + 1, err, errlen)) < 0)
 			return rc;
 	}
 	if ((rc = sd_finish(&s, err, errlen)) < 0)

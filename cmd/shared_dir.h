@@ -13,7 +13,8 @@
 
 #include "vmm/cli.h"
 
-/* Appends the share to cfg (and its id maps to cfg->sandbox): 0 or -EINVAL with err. */
-int shared_dir_parse(struct vm_config *cfg, const char *arg, char *err, size_t errlen);
+/* Appends the share to cfg (and its id maps to sbo): 0 or -EINVAL with err. */
+int shared_dir_parse(struct vm_config *cfg, struct sandbox_opts *sbo, const char *arg,
+		     char *err, size_t errlen);
 
 #endif

@@ -15,18 +15,20 @@
 #include "tests/unit/check_main.h"
 
 static struct vm_config cfg;
+static struct sandbox_opts sbo;
 static char err[512];
 
 static void setup(void)
 {
 	memset(&cfg, 0, sizeof(cfg));
-	sandbox_opts_init(&cfg.sandbox);
+	memset(&sbo, 0, sizeof(sbo));
+	sandbox_opts_init(&sbo);
 	err[0] = '\0';
 }
 
 static int parse(const char *arg)
 {
-	return shared_dir_parse(&cfg, arg, err, sizeof(err));
+	return shared_dir_parse(&cfg, &sbo, arg, err, sizeof(err));
 }
 
 #define ANDROID_UIDMAP "0 655360 5000,5000 600 50,5050 660410 1994950"
@@ -48,12 +50,12 @@ START_TEST(test_arcvm_cache_always)
 	ck_assert(sh->opts.posix_acl);  /* crosvm's default */
 	ck_assert(sh->opts.set_timeout);
 	ck_assert_uint_eq(sh->opts.entry_timeout, 3600);
-	ck_assert_uint_eq(cfg.sandbox.nuid, 3);
-	ck_assert_uint_eq(cfg.sandbox.uid[2].inside, 5050);
-	ck_assert_uint_eq(cfg.sandbox.uid[2].outside, 660410);
-	ck_assert_uint_eq(cfg.sandbox.uid[2].count, 1994950);
-	ck_assert_uint_eq(cfg.sandbox.ngid, 5);
-	ck_assert_uint_eq(cfg.sandbox.gid[1].outside, 20119);
+	ck_assert_uint_eq(sbo.nuid, 3);
+	ck_assert_uint_eq(sbo.uid[2].inside, 5050);
+	ck_assert_uint_eq(sbo.uid[2].outside, 660410);
+	ck_assert_uint_eq(sbo.uid[2].count, 1994950);
+	ck_assert_uint_eq(sbo.ngid, 5);
+	ck_assert_uint_eq(sbo.gid[1].outside, 20119);
 }
 END_TEST
 
@@ -70,7 +72,7 @@ START_TEST(test_arcvm_cache_auto_and_never)
 			       "writeback=false:negative_timeout=1"), 0);
 	ck_assert_int_eq(cfg.shares[1].opts.cache, FS_CACHE_NEVER);
 	ck_assert_uint_eq(cfg.shares[1].opts.entry_timeout, 1);
-	ck_assert_uint_eq(cfg.sandbox.nuid, 3);
+	ck_assert_uint_eq(sbo.nuid, 3);
 }
 END_TEST
 
@@ -82,9 +84,9 @@ START_TEST(test_arcvm_oem_etc)
 			       "rewrite-security-xattrs=true:ascii_casefold=false:writeback=true:"
 			       "posix_acl=false"), 0);
 	ck_assert(!cfg.shares[0].opts.posix_acl);
-	ck_assert_uint_eq(cfg.sandbox.nuid, 2);
-	ck_assert_uint_eq(cfg.sandbox.uid[0].outside, 299);
-	ck_assert_uint_eq(cfg.sandbox.gid[0].outside, 300);
+	ck_assert_uint_eq(sbo.nuid, 2);
+	ck_assert_uint_eq(sbo.uid[0].outside, 299);
+	ck_assert_uint_eq(sbo.gid[0].outside, 300);
 }
 END_TEST
 
@@ -96,7 +98,7 @@ START_TEST(test_tast_lines)
 	ck_assert_str_eq(cfg.shares[0].dir, "/");
 	ck_assert_int_eq(parse("/tmp/shared:shared:type=fs:cache=always:timeout=3600:writeback=true"), 0);
 	ck_assert(cfg.shares[1].opts.writeback);
-	ck_assert_uint_eq(cfg.sandbox.nuid, 0);
+	ck_assert_uint_eq(sbo.nuid, 0);
 }
 END_TEST
 
