@@ -32,7 +32,7 @@ static void drop_conn(struct api_server *s)
 		close(s->conn_fd);
 	s->conn_fd = -1;
 	s->len = 0;
-	s->continued = false;
+	s->continued = s->draining = false;
 }
 
 void api_server_close(struct api_server *s)
@@ -81,10 +81,24 @@ static void send_reply(struct api_server *s, int status, const char *body)
 	drop_conn(s);
 }
 
+/*
+ * A request refused before it was all read (413, a bad head): closing
+ * now, with the client's bytes unread, would reset the connection and
+ * the client could lose the reply. Stop writing and read the rest away
+ * until the client closes or the deadline passes (a lingering close).
+ */
 static void send_fault(struct api_server *s, int status, const char *msg)
 {
+	size_t n;
+
 	api_fault(&s->rep, status, msg);
-	send_reply(s, status, s->rep.body);
+	n = http_reply(s->out, sizeof(s->out), status, s->rep.body);
+	if (!n || send(s->conn_fd, s->out, n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ||
+	    shutdown(s->conn_fd, SHUT_WR) < 0) {
+		drop_conn(s);
+		return;
+	}
+	s->draining = true;
 }
 
 /* Only the user that runs the VMM (or root) may drive it. */
@@ -124,6 +138,12 @@ static void read_conn(struct api_server *s)
 	ssize_t n;
 	int status, rc;
 
+	if (s->draining) {
+		n = recv(s->conn_fd, s->buf, sizeof(s->buf), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			drop_conn(s);
+		return;
+	}
 	n = recv(s->conn_fd, s->buf + s->len, sizeof(s->buf) - s->len, MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -160,8 +180,12 @@ void api_server_service(struct api_server *s, const struct pollfd *p)
 	}
 	if (p->revents & (POLLIN | POLLHUP | POLLERR))
 		read_conn(s);
-	if (s->conn_fd >= 0 && api_server_timeout_ms(s) == 0)
-		send_fault(s, 408, "request not complete in time");
+	if (s->conn_fd >= 0 && api_server_timeout_ms(s) == 0) {
+		if (s->draining)
+			drop_conn(s);
+		else
+			send_fault(s, 408, "request not complete in time");
+	}
 }
 
 int api_server_wait_start(struct api_server *s)

@@ -26,6 +26,7 @@ struct api_server {
 	struct unix_left left;      /* the socket file, removed by the supervisor */
 	struct timespec deadline;   /* CLOCK_MONOTONIC, while conn_fd is open */
 	bool continued;             /* "100 Continue" sent for this request */
+	bool draining;              /* replied early: reading the rest away until EOF */
 	size_t len;
 	char buf[HTTP_REQ_MAX];
 	struct api_reply rep;

@@ -22,6 +22,8 @@ static void usage(FILE *f)
 	      "                [--fs TAG=DIR[,cache=never|auto|always|metadata][,dax=SIZE][,readonly][,xattr[=map]]\n"
 	      "                      [,writeback][,devices]]...\n"
 	      "                [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]...\n"
+	      "                [--shared-dir PATH:TAG[:type=fs|p9][:KEY=VALUE]...]... (crosvm's spelling)\n"
+	      "                [--api-sock PATH] [--config-file FILE]\n"
 	      "                [--console stdio|none|PATH] [--rng] [--no-sandbox]\n"
 	      "                [--seccomp kill|log|trap|none] [--print-seccomp ROLE]\n"
 	      "  stainless vhost-user-fs (--socket-path PATH | --fd FD) --shared-dir DIR [--tag TAG]\n"

@@ -9,18 +9,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/shared_dir.h"
+
 void cli_run_usage(FILE *f)
 {
 	fputs("usage: stainless run --kernel PATH [--initrd PATH] [--cmdline STR]\n"
 	      "         [--mem SIZE] [--cpus N] [--console stdio|none|PATH]\n"
 	      "         [--fs TAG=DIR[,cache=never|auto|always|metadata][,dax=SIZE][,readonly][,xattr[=map]][,writeback][,devices][,queues=N]]...\n"
 	      "         [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]... [--rng] [--stats]\n"
+	      "         [--shared-dir PATH:TAG[:type=fs|p9][:cache=never|auto|always][:timeout=SECONDS]\n"
+	      "                      [:writeback=BOOL][:dax=BOOL][:uidmap=MAP][:gidmap=MAP][:posix_acl=BOOL]]...\n"
+	      "         [--api-sock PATH] [--config-file FILE]\n"
 	      "         " SANDBOX_USAGE "\n"
 	      "  queues=N   virtio-fs request queues, 1..16, each with its own worker thread\n"
 	      "             (default: one per vCPU, at most 16)\n"
 	      "  --stats    at exit, one line per device on stderr with the requests each\n"
 	      "             queue carried: \"stainless run: stats: virtio-fs tag=TAG q0=N q1=N\"\n"
-	      "             (virtio-fs: q0 is the hiprio queue, q1.. the request queues)\n", f);
+	      "             (virtio-fs: q0 is the hiprio queue, q1.. the request queues)\n"
+	      "  --shared-dir crosvm's spelling of a share (docs/crosvm.md); its default type is p9\n"
+	      "  --api-sock   HTTP/JSON on a Unix socket (docs/api.md); without --kernel the VM\n"
+	      "             waits there for its configuration and InstanceStart\n"
+	      "  --config-file  the same resources as one JSON document; the VM starts at once\n", f);
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -78,7 +87,7 @@ static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
 	return 0;
 }
 
-enum { OPT_SANDBOX = 256, OPT_9P, OPT_RNG, OPT_STATS };
+enum { OPT_SANDBOX = 256, OPT_9P, OPT_RNG, OPT_STATS, OPT_API, OPT_CONFIG, OPT_SHARED };
 
 static const struct option run_opts[] = {
 	{ "kernel", required_argument, NULL, 'k' },
@@ -95,6 +104,9 @@ static const struct option run_opts[] = {
 	{ "uid-map", required_argument, NULL, OPT_SANDBOX },
 	{ "gid-map", required_argument, NULL, OPT_SANDBOX },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "api-sock", required_argument, NULL, OPT_API },
+	{ "config-file", required_argument, NULL, OPT_CONFIG },
+	{ "shared-dir", required_argument, NULL, OPT_SHARED },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -199,6 +211,16 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg, struct sandbox_o
 		case OPT_STATS:
 			cfg->stats = true;
 			break;
+		case OPT_API:
+			cfg->api_sock = optarg;
+			break;
+		case OPT_CONFIG:
+			cfg->config_file = optarg;
+			break;
+		case OPT_SHARED:
+			if ((rc = shared_dir_parse(cfg, sbo, optarg, err, errlen)) < 0)
+				return rc;
+			break;
 		case OPT_SANDBOX:
 			if (sandbox_opt(sbo, run_opts[idx].name, optarg, err, errlen) < 0)
 				return -EINVAL;
@@ -215,7 +237,7 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg, struct sandbox_o
 	}
 	if (optind < argc)
 		return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
-	if (!cfg->kernel)
-		return fail(err, errlen, "--kernel PATH is required");
+	if (!cfg->kernel && !cfg->api_sock && !cfg->config_file)
+		return fail(err, errlen, "--kernel PATH is required (or --config-file, or --api-sock)");
 	return 0;
 }

@@ -11,7 +11,8 @@
 
 #include <stddef.h>
 
-#include "vmm/cli.h"
+#include "sandbox/sandbox.h"
+#include "vmm/vm_config.h"
 
 /* Appends the share to cfg (and its id maps to sbo): 0 or -EINVAL with err. */
 int shared_dir_parse(struct vm_config *cfg, struct sandbox_opts *sbo, const char *arg,
