@@ -62,7 +62,7 @@ UNIT_TESTS :=
 BENCHES    :=
 FUZZ_TARGETS  :=
 FUZZ_LIB_SRCS :=
-include cmd/build.mk vmm/build.mk mmio/build.mk transport/build.mk devices/build.mk sandbox/build.mk fs/build.mk base/build.mk \
+include cmd/build.mk cmd/api.mk vmm/build.mk mmio/build.mk transport/build.mk devices/build.mk sandbox/build.mk fs/build.mk base/build.mk \
         bench/build.mk
 include tests/fuzz/build.mk
 

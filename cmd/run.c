@@ -18,6 +18,7 @@
 
 #include "base/exit.h"
 #include "base/fail.h"
+#include "cmd/run_api.h"
 #include "cmd/run_cli.h"
 #include "fs/fs_fdbudget.h"
 #include "sandbox/sandbox.h"
@@ -27,6 +28,7 @@ struct run {
 	struct vm_config cfg;
 	struct sandbox_opts sandbox_opts;
 	struct sandbox sandbox;
+	struct run_api api;       /* --config-file, --api-sock */
 };
 
 /*
@@ -111,17 +113,34 @@ int run_main(int argc, char **argv)
 		free(r);
 		return rc;
 	}
+	/* The config file and the socket's configuration wait come first:
+	 * the sandbox is made for the shares they name. */
+	rc = run_api_setup(&r->api, &r->cfg, r->cfg.config_file, r->cfg.api_sock);
+	if (rc != 0) {
+		run_api_close(&r->api);
+		free(r);
+		return rc;
+	}
+	struct vm_hooks hooks = { .lockdown = run_lockdown, .ctx = &r->sandbox };
+
+	run_api_hooks(&r->api, &hooks);
 	sandbox_init(&r->sandbox, "run", &r->sandbox_opts);
+	if (r->api.serving)
+		r->sandbox.hooks = (struct sandbox_hooks){ .ended = run_api_ended, .ctx = &r->api };
 	for (unsigned i = 0; i < r->cfg.nr_shares; i++)
 		r->sandbox.devices |= r->cfg.shares[i].opts.devices;
 	rc = sandbox_enter(&r->sandbox, &code);
 	if (rc != 0) {
+		run_api_close(&r->api);
 		free(r);
 		return rc > 0 ? code : rc;
 	}
 	fs_fd_raise_nofile(); /* best effort: the shares then just keep fewer fds */
-	rc = vm_run(&r->cfg, &(struct vm_hooks){ .lockdown = run_lockdown, .ctx = &r->sandbox },
-		    &t0);
+	rc = vm_run(&r->cfg, &hooks, &t0);
+	/* Without a supervisor nobody else removes the socket's file. */
+	if (r->sandbox_opts.mode == SANDBOX_NONE)
+		run_api_ended(&r->api);
+	run_api_close(&r->api);
 	free(r);
 	return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "base/fail.h"
 #include "cmd/run_table.h"
+#include "cmd/shared_dir.h"
 
 void cli_run_usage(FILE *f)
 {
@@ -111,7 +112,8 @@ static int parse_console(const char *arg, struct vm_config *cfg, char *err, size
 }
 
 /* One of run's own options (run_table.h): 0, or -EINVAL with err. */
-static int take(struct vm_config *cfg, int key, const char *v, char *err, size_t errlen)
+static int take(struct vm_config *cfg, struct sandbox_opts *sbo, int key, const char *v,
+		char *err, size_t errlen)
 {
 	switch (key) {
 	case RUN_KERNEL:  cfg->kernel = v; return 0;
@@ -123,6 +125,9 @@ static int take(struct vm_config *cfg, int key, const char *v, char *err, size_t
 	case RUN_CONSOLE: return parse_console(v, cfg, err, errlen);
 	case RUN_FS:
 	case RUN_9P:      return parse_share(cfg, v, key == RUN_9P, err, errlen);
+	case RUN_API:     cfg->api_sock = v; return 0;
+	case RUN_CONFIG:  cfg->config_file = v; return 0;
+	case RUN_SHARED:  return shared_dir_parse(cfg, sbo, v, err, errlen);
 	}
 	return fail_msg(err, errlen, -EINVAL, "no such option");
 }
@@ -156,7 +161,7 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg, struct sandbox_o
 				    argv[optind - 1]);
 		rc = opt_common_take(&cc, d, optarg, err, errlen);
 		if (rc == 1)
-			rc = take(cfg, c, optarg, err, errlen);
+			rc = take(cfg, sbo, c, optarg, err, errlen);
 		if (rc < 0)
 			return rc;
 	}
@@ -165,7 +170,8 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg, struct sandbox_o
 		return 1;
 	if (optind < argc)
 		return fail_msg(err, errlen, -EINVAL, "unexpected argument '%s'", argv[optind]);
-	if (!cfg->kernel)
-		return fail_msg(err, errlen, -EINVAL, "--kernel PATH is required");
+	if (!cfg->kernel && !cfg->api_sock && !cfg->config_file)
+		return fail_msg(err, errlen, -EINVAL,
+				"--kernel PATH is required (or --config-file, or --api-sock)");
 	return 0;
 }

@@ -4,7 +4,7 @@
 
 static const struct opt_def own[] = {
 	{ "kernel", 0, OPT_VALUE, "PATH", NULL, "the guest kernel: a bzImage or an ELF vmlinux "
-	  "(required)", "@file", 0, RUN_KERNEL },
+	  "(or --config-file, or --api-sock)", "@file", 0, RUN_KERNEL },
 	{ "initrd", 0, OPT_VALUE, "PATH", NULL, "an initramfs for the guest", "@file", 0,
 	  RUN_INITRD },
 	{ "cmdline", 0, OPT_VALUE, "STR", NULL, "the guest kernel's command line (the devices "
@@ -22,6 +22,14 @@ static const struct opt_def own[] = {
 	  "readonly, xattr=map, devices (repeatable)", NULL, OPT_REPEAT, RUN_9P },
 	{ "rng", 0, OPT_FLAG, NULL, NULL, "a virtio-rng device (the guest's /dev/hwrng)", NULL,
 	  0, RUN_RNG },
+	{ "shared-dir", 0, OPT_VALUE, "PATH:TAG[:KEY=VALUE...]", NULL, "a share in crosvm's "
+	  "spelling: type=fs|p9 (default p9), cache=, timeout=, writeback=, dax=, uidmap=, "
+	  "gidmap=, posix_acl= (docs/crosvm.md) (repeatable)", "@dir", OPT_REPEAT, RUN_SHARED },
+	{ "api-sock", 0, OPT_VALUE, "PATH", NULL, "serve HTTP/JSON on this Unix socket "
+	  "(docs/api.md); without --kernel the VM waits there for its configuration and "
+	  "InstanceStart", "@file", 0, RUN_API },
+	{ "config-file", 0, OPT_VALUE, "FILE", NULL, "the VM as one JSON document, the API's "
+	  "resources (docs/api.md); it starts at once", "@file", 0, RUN_CONFIG },
 	{ 0 },
 };
 
@@ -33,14 +41,14 @@ static const struct opt_def *const groups[] = {
 const struct opt_cmd run_cmd = {
 	.name = "run",
 	.prog = "stainless run",
-	.synopsis = "--kernel PATH [OPTIONS]",
+	.synopsis = "(--kernel PATH | --config-file FILE | --api-sock PATH) [OPTIONS]",
 	.summary = "Boot a microVM on KVM with fast, sandboxed host-folder shares.",
 	.description = "Each share is a virtio-fs (FUSE, with an optional DAX window) or "
 		"virtio-9p device on virtio-mmio, every virtqueue served inline by its own "
 		"io_uring thread. The VMM runs in its own namespaces with only the shares "
 		"bind-mounted, under a seccomp filter per thread role. It exits 0 when the "
 		"guest powers off or reboots, 2 on a bad command line, 1 on a failure, with "
-		"one line saying what. --stats prints one line per device at exit with the "
+		"one line saying what, 3 when the guest failed (a triple fault; docs/exit-codes.md). --stats prints one line per device at exit with the "
 		"requests each queue carried.",
 	.example = "stainless run --kernel bzImage --initrd initrd.img --cmdline console=ttyS0 "
 		"--fs share=/srv/share,cache=auto,dax=1G",

@@ -36,6 +36,13 @@ struct fs_options {
 	bool no_killpriv_v2;
 	bool posix_acl;      /* the client enforces POSIX ACLs (needs xattr) */
 	bool direct_io;      /* the client's O_DIRECT reaches the host file */
+	/*
+	 * FUSE entry and attribute lifetime in seconds when set_timeout, else
+	 * from cache= (never 0, auto 1, always/metadata a day). crosvm's
+	 * --shared-dir timeout= sets it.
+	 */
+	bool set_timeout;
+	uint32_t entry_timeout;
 };
 
 #define P9_MSIZE_DEFAULT (512u * 1024)

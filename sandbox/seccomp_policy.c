@@ -298,6 +298,15 @@ static const struct sc_rule run_control_rules[] = {
 	  "... glibc's tcsetattr reads the mode before and after TCSETS (a guest's exit on a TTY)" },
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQFD) }, "teardown: a transport releases its interrupts" },
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IOEVENTFD) }, "teardown: a transport releases its kicks" },
+	{ SCMP_SYS(accept4), .why = "--api-sock: a client connects" },
+	{ SCMP_SYS(getsockopt), 0, 1, { ARG_EQ(2, SO_PEERCRED) },
+	  "... and says who it is: only the VMM's own user (or root) is served" },
+	{ SCMP_SYS(geteuid), .why = "... the VMM's own user, as this namespace sees it" },
+	{ SCMP_SYS(recvfrom), .why = "... its request (recv)" },
+	{ SCMP_SYS(sendto), .why = "... the reply (send, MSG_DONTWAIT: never blocks the loop)" },
+	{ SCMP_SYS(shutdown), .why = "... a refused request's rest read away after the reply (lingering close)" },
+	{ SCMP_SYS(unlink), .why = "... the socket's file at exit, when no supervisor does it" },
+	{ SCMP_SYS(unlinkat), .why = "... the same (unlink on newer glibc)" },
 };
 
 static const struct sc_rule fuse_mount_control_rules[] = {
@@ -410,7 +419,7 @@ static const struct sc_group *const control_groups[][4] = {
 
 /* The supervisor: the relay's calls, then what it cleans up on the host. */
 static const struct sc_group *const supervisor_groups[][4] = {
-	[SC_CMD_RUN] = { &base, &relay, &supervisor, NULL },
+	[SC_CMD_RUN] = { &base, &relay, &supervisor, &supervisor_socket }, /* --api-sock's */
 	[SC_CMD_FUSE_MOUNT] = { &base, &relay, &supervisor, &supervisor_mount },
 	[SC_CMD_9P_SERVE] = { &base, &relay, &supervisor, &supervisor_socket },
 	[SC_CMD_VHOST_USER] = { &base, &relay, &supervisor, &supervisor_socket },

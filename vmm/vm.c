@@ -204,17 +204,38 @@ static void vm_quit(void *ctx)
 	vm_request_stop(ctx, 0, NULL);
 }
 
-/* The main thread waits for a signal or a stop request; the console has its own thread. */
+/* SendCtrlAltDel: the VM ends as when the guest pulls the i8042 reset line. */
+static void vm_ctl_stop(void *ctx)
+{
+	vm_guest_reset(ctx);
+}
+
+/*
+ * The main thread waits for a signal, a stop request or the command's
+ * control source (the API socket); the console has its own thread.
+ */
 static int vm_main_loop(struct vm *vm, int sfd)
 {
+	const struct vm_hooks *h = vm->hooks;
+
+	if (h->running)
+		h->running(h->ctl_ctx, vm_ctl_stop, vm);
 	while (!atomic_load(&vm->stop_requested)) {
-		struct pollfd p[2] = {
+		struct pollfd p[3] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = vm->stop_efd, .events = POLLIN },
 		};
+		unsigned n = 2;
+		int tmo = -1;
 
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+		if (h->ctl_pollfd) {
+			h->ctl_pollfd(h->ctl_ctx, &p[n++]);
+			tmo = h->ctl_timeout_ms(h->ctl_ctx);
+		}
+		if (poll(p, n, tmo) < 0 && errno != EINTR)
 			return fail(-errno, "poll: %s", strerror(errno));
+		if (n > 2)
+			h->ctl_service(h->ctl_ctx, &p[2]);
 		if (p[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 

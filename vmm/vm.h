@@ -2,6 +2,7 @@
 #ifndef STAINLESS_VMM_VM_H
 #define STAINLESS_VMM_VM_H
 
+#include <poll.h>
 #include <time.h>
 
 #include "vmm/vm_config.h"
@@ -16,6 +17,18 @@
 struct vm_hooks {
 	int (*lockdown)(void *ctx, struct vm_config *cfg);
 	void *ctx;
+	/*
+	 * A source the control loop serves besides signals and stop
+	 * requests (run's API socket, cmd/run_api.c), so the loop knows
+	 * nothing of it: its fd and timeout before each poll, its turn after.
+	 * running() is called once the vCPUs run, with the VM's clean stop
+	 * (as a guest reset through the i8042). NULL: none.
+	 */
+	void (*ctl_pollfd)(void *ctx, struct pollfd *p);
+	int (*ctl_timeout_ms)(void *ctx);
+	void (*ctl_service)(void *ctx, const struct pollfd *p);
+	void (*running)(void *ctx, void (*stop)(void *vm), void *vm);
+	void *ctl_ctx;
 };
 
 /*

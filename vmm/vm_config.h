@@ -37,6 +37,8 @@ struct vm_config {
 	const char *console_path;
 	bool rng;
 	bool stats;               /* --stats: per-queue request counts at exit */
+	const char *api_sock;     /* --api-sock, --config-file: read by cmd/run_api.c only */
+	const char *config_file;
 	unsigned nr_shares;
 	struct vm_share shares[VM_MAX_SHARES];
 	char share_specs[VM_MAX_SHARES][4096]; /* writable copies of TAG=DIR,opts */

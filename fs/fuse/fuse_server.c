@@ -414,6 +414,8 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	s->max_write &= ~4095u;
 	s->timeout_sec = opts->cache == FS_CACHE_NEVER ? 0 :
 			 opts->cache == FS_CACHE_AUTO ? 1 : 86400;
+	if (opts->set_timeout)
+		s->timeout_sec = opts->entry_timeout;
 	uint32_t ni = s->params.max_inodes ? s->params.max_inodes : FUSE_INODES_DEFAULT;
 	uint32_t nh = s->params.max_handles ? s->params.max_handles : FUSE_HANDLES_DEFAULT;
 

@@ -546,6 +546,38 @@ static void vu_seeds(void)
 	save("fuzz_vhost_user", "bad_fds");
 }
 
+/* fuzz_api: a mode byte (bit 0 config file, bit 1 running, bits 2-7 split), then the text. */
+static void api_seed(uint8_t mode, const char *text, const char *name)
+{
+	put8(mode);
+	put(text, strlen(text));
+	save("fuzz_api", name);
+}
+
+static void api_seeds(void)
+{
+	api_seed(0x80, "PUT /boot-source HTTP/1.1\r\nHost: localhost\r\nContent-Length: 73\r\n\r\n"
+		 "{\"kernel_image_path\":\"/k\",\"initrd_path\":\"/i\",\"boot_args\":\"console=ttyS0\"}",
+		 "boot_source");
+	api_seed(0x40, "PUT /machine-config HTTP/1.1\r\nContent-Length: 35\r\n\r\n"
+		 "{\"vcpu_count\":2,\"mem_size_mib\":256}", "machine_config");
+	api_seed(0xc0, "PUT /fs/data HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 88\r\n\r\n"
+		 "{\"shared_dir\":\"/srv\",\"cache\":\"always\",\"dax_window_size\":\"1G\","
+		 "\"readonly\":true,\"queues\":2}", "fs_share");
+	api_seed(0x20, "PUT /9p/home HTTP/1.1\r\nContent-Length: 46\r\n\r\n"
+		 "{\"tag\":\"home\",\"shared_dir\":\"/h\",\"msize\":65536}", "p9_share");
+	api_seed(0x02, "PUT /actions HTTP/1.1\r\nContent-Length: 32\r\n\r\n"
+		 "{\"action_type\":\"SendCtrlAltDel\"}", "ctrl_alt_del");
+	api_seed(0x00, "PUT /vsock HTTP/1.1\r\nContent-Length: 40\r\n\r\n"
+		 "{\"guest_cid\":3,\"uds_path\":\"/tmp/v.sock\"}", "vsock");
+	api_seed(0x02, "GET / HTTP/1.1\r\n\r\n", "get_running");
+	api_seed(0x00, "PUT /fs/a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "bad_chunked");
+	api_seed(0x00, "PUT /rng HTTP/1.1\r\nContent-Length: 8\r\n\r\n{\"a\":[[[", "bad_json");
+	api_seed(0x01, "{\"boot-source\":{\"kernel_image_path\":\"/k\"},\"machine-config\":{\"vcpu_count\":1},"
+		 "\"fs\":[{\"tag\":\"a\",\"shared_dir\":\"/a\"}],\"9p\":[{\"tag\":\"b\",\"shared_dir\":\"/b\"}],"
+		 "\"console\":{\"mode\":\"none\"},\"rng\":{\"enabled\":true}}", "config_file");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -554,5 +586,6 @@ int main(int argc, char **argv)
 	p9_seeds();
 	vq_seeds();
 	vu_seeds();
+	api_seeds();
 	return 0;
 }

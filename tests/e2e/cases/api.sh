@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# api: a 6.12 guest configured and started over the API socket with curl,
+# as a container runtime would. `stainless run --api-sock` waits; curl
+# PUTs the boot source, the machine config and a virtio-fs share, then
+# InstanceStart; the guest mounts the share and prints the host's marker
+# file; GET / says Running; a configuring PUT is now refused with 409;
+# SendCtrlAltDel ends the VM and the VMM exits 0, its socket file gone.
+CASE_TIMEOUT=240
+
+api() { # METHOD PATH [BODY]: prints the status, then the body, on stdout
+	if [ $# -gt 2 ]; then
+		curl -s -w '\n%{http_code}' --max-time 20 --unix-socket "$CASE_WORK/api.sock" \
+			-X "$1" --data-binary "$3" "http://localhost$2"
+	else
+		curl -s -w '\n%{http_code}' --max-time 20 --unix-socket "$CASE_WORK/api.sock" \
+			-X "$1" "http://localhost$2"
+	fi
+}
+
+# want STATUS METHOD PATH [BODY]: the request answers STATUS
+want() {
+	st=$1; shift
+	out=$(api "$@")
+	got=$(printf '%s\n' "$out" | tail -n 1)
+	API_BODY=$(printf '%s\n' "$out" | sed '$d')
+	if [ "$got" != "$st" ]; then
+		echo "$1 $2: status $got, want $st ($API_BODY)"
+		return 1
+	fi
+	echo "ok   $1 $2 -> $got"
+}
+
+case_host() {
+	command -v curl >/dev/null || { echo "no curl in this test host"; return 77; }
+	w=$CASE_WORK
+	mkdir -p "$w/share"
+	marker="STAINLESS-API-SHARE-$$-$(date +%s)"
+	echo "$marker" >"$w/share/marker"
+	GUEST_LOG=$w/console.log
+	t0=$(date +%s)
+	timeout -s KILL "$CASE_TIMEOUT" "$STAINLESS" run --api-sock "$w/api.sock" \
+		</dev/null >"$w/console.raw" 2>&1 &
+	vmm=$!
+	i=0; while [ ! -S "$w/api.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -S "$w/api.sock" ] || { kill -KILL $vmm; echo "no API socket after 10 s"; return 1; }
+	want 200 GET / || return 1
+	want 204 PUT /boot-source '{"kernel_image_path": "'"$GUEST_KERNEL"'", "initrd_path": "'"$GUEST_INITRD"'", "boot_args": "'"$GUEST_BASE_CMDLINE"' stainless.case=api"}' || return 1
+	want 204 PUT /machine-config '{"vcpu_count": 1, "mem_size_mib": 256}' || return 1
+	want 204 PUT /fs/apishare '{"shared_dir": "'"$w/share"'", "cache": "auto"}' || return 1
+	want 204 PUT /actions '{"action_type": "InstanceStart"}' || return 1
+	# The guest mounts the share, prints the marker and waits.
+	i=0
+	while ! tr -d '\r' <"$w/console.raw" | grep -q "^API-SHARE-READ $marker\$"; do
+		if ! kill -0 $vmm 2>/dev/null || [ $(( $(date +%s) - t0 )) -ge $((CASE_TIMEOUT - 20)) ]; then
+			tr -d '\r' <"$w/console.raw" >"$GUEST_LOG"
+			echo "the guest never printed the share's marker ($(tail -n 1 "$GUEST_LOG"))"
+			kill -KILL $vmm 2>/dev/null
+			return 1
+		fi
+		sleep 1
+	done
+	echo "ok   the guest read the share over virtio-fs after $(( $(date +%s) - t0 ))s"
+	want 200 GET / || return 1
+	case $API_BODY in *'"state":"Running"'*) ;; *) echo "GET / after start: $API_BODY"; return 1 ;; esac
+	case $API_BODY in *'"tag":"apishare"'*) ;; *) echo "GET / lacks the share: $API_BODY"; return 1 ;; esac
+	want 409 PUT /machine-config '{"vcpu_count": 2}' || return 1
+	want 204 PUT /actions '{"action_type": "SendCtrlAltDel"}' || return 1
+	wait $vmm
+	rc=$?
+	tr -d '\r' <"$w/console.raw" >"$GUEST_LOG"
+	[ $rc -eq 0 ] || { echo "after SendCtrlAltDel the VMM exited $rc, want 0"; return 1; }
+	[ ! -e "$w/api.sock" ] || { echo "the socket file is left behind"; return 1; }
+	echo "api: configured over the socket with curl, the guest read the share, Running, 409 after start, SendCtrlAltDel -> exit 0 ($(( $(date +%s) - t0 ))s)"
+}
+
+case_guest() {
+	mkdir -p /mnt/api
+	mount -t virtiofs apishare /mnt/api || fail "mount -t virtiofs apishare failed"
+	echo "API-SHARE-READ $(cat /mnt/api/marker)"
+	# The host ends this VM with SendCtrlAltDel.
+	sleep 600
+}
