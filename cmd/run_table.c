@@ -48,7 +48,8 @@ const struct opt_cmd run_cmd = {
 		"io_uring thread. The VMM runs in its own namespaces with only the shares "
 		"bind-mounted, under a seccomp filter per thread role. It exits 0 when the "
 		"guest powers off or reboots, 2 on a bad command line, 1 on a failure, with "
-		"one line saying what, 3 when the guest failed (a triple fault; docs/exit-codes.md). --stats prints one line per device at exit with the "
+		"one line saying what, 3 when the guest failed (a triple fault; "
+		"docs/exit-codes.md). --stats prints one line per device at exit with the "
 		"requests each queue carried.",
 	.example = "stainless run --kernel bzImage --initrd initrd.img --cmdline console=ttyS0 "
 		"--fs share=/srv/share,cache=auto,dax=1G",
