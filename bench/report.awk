@@ -152,7 +152,7 @@ function unit(m) {
 	if (m == "entries_s") return "directory entries/s"
 	if (m == "cpu_us_op") return "CPU-µs per op"
 	if (m == "cpu_us_entry") return "CPU-µs per directory entry"
-	if (m == "cpu_us_file") return "CPU-µs per file (the whole create, stat, readdir, unlink cycle)"
+	if (m == "cpu_us_file") return "CPU-µs per file (the whole bench/fuse_meta cycle)"
 	if (m == "cpu_ceiling_ops_s") return "ops/s the CPUs could carry at that cost"
 	if (m == "mib_s") return "MiB/s"
 	if (m == "ns_req") return "ns per request"
