@@ -25,7 +25,7 @@
 # job, 2), SIZE (fio file, 256M), FILES (metadata rows, 10000), FUSE_JOBS
 # (the seed jobs to run, space separated), BENCH_QUICK (1 round of one
 # 1 s jobs on a 16M file, 500 files), OUT
-# (directory for fuse_bench.txt/.png, default docs/benchmarks); BASE (an
+# (directory for fuse_bench.txt, default docs/benchmarks); BASE (an
 # older stainless binary, served as st-base beside st-never) and BASE_MODES
 # (its other fuse-mount flags to serve too, without "--": "uring single"
 # gives st-base-uring and st-base-single).
@@ -247,23 +247,4 @@ echo
 echo "server CPU-us per I/O (per file for meta), lower is better:"
 echo "$CPU_TABLE"
 
-if command -v gnuplot >/dev/null; then
-	# Medians only, one cluster per row, log scale: rows span 10^3..10^6.
-	echo "$TABLE" | awk 'NR > 1 { printf "%s", $1; for (i = 2; i <= 7; i++) printf " %s", ($i == "-" ? "NaN" : $i); print "" }' >"$T/plot.dat"
-	gnuplot <<-EOF 2>>"$T/gnuplot.err" || echo "fuse_bench: gnuplot failed: $(cat "$T/gnuplot.err")" >&2
-	set terminal pngcairo size 1400,600 noenhanced
-	set output "$OUT/fuse_bench.png"
-	set title "bench-fuse $(date -u +%Y-%m-%d): IOPS (fio 4k, direct=1, size $SIZE) and metadata ops/s, median of $ROUNDS rounds, $(nproc) CPUs"
-	load "bench/histogram.gp"
-	set yrange [1000:*]
-	set ylabel "ops/s (log)"
-	set xtics rotate by -30
-	plot "$T/plot.dat" using 2:xtic(1) title "stainless cache=never (/dev/fuse)", \
-	     "" using 3 title "stainless cache=never (io_uring)", \
-	     "" using 4 title "stainless cache=auto", \
-	     "" using 5 title "passthrough_hp --nocache --single", \
-	     "" using 6 title "passthrough_hp --nocache (threads)", \
-	     "" using 7 title "tmpfs (no FUSE)"
-	EOF
-fi
-echo "fuse_bench: wrote $OUT/fuse_bench.txt and $OUT/fuse_bench.png in $(( $(date +%s) - START ))s" >&2
+echo "fuse_bench: wrote $OUT/fuse_bench.txt (plot: make bench-report) in $(( $(date +%s) - START ))s" >&2

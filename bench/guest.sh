@@ -33,7 +33,7 @@
 # output goes to guest_fio_multi.txt (and raw/guest-multi.csv).
 #
 # Output: a table on stdout; raw lines, the table and the machine in
-# $OUT/guest_fio.txt, a plot in $OUT/guest_fio.png (OUT: docs/benchmarks);
+# $OUT/guest_fio.txt (OUT: docs/benchmarks; the plot is bench/report's);
 # raw samples through bench/results.inc (family guest). The nested host
 # runs under the machine-wide e2e lock (bench/e2e-lock.inc).
 # Environment: ROUNDS (3), RUNTIME (s per fio job, 5), SIZE_MB (64),
@@ -189,25 +189,5 @@ echo
 echo "mean completion latency, us (lower is better):"
 echo "$LAT_TABLE"
 
-if [ -z "$MULTI" ] && command -v gnuplot >/dev/null && [ "$n" -gt 0 ]; then
-	echo "$TABLE" | awk 'NR > 1 { printf "%s", $1; for (i = 2; i <= 7; i++) printf " %s", ($i == "-" ? "NaN" : $i); print "" }' >"$T/plot.dat"
-	# One bar per column that has data (gnuplot refuses an all-NaN one).
-	plot= i=2
-	for title in "stainless virtio-fs cache=never" "stainless virtio-fs DAX" "stainless virtio-9p" \
-		"QEMU virtio-9p" "QEMU + virtiofsd (pool 64)" "QEMU + virtiofsd (pool 0)"; do
-		if awk -v c="$i" '$c != "NaN" { found = 1 } END { exit !found }' "$T/plot.dat"; then
-			plot="$plot${plot:+, }\"$T/plot.dat\" using $i:xtic(1) title \"$title\""
-		fi
-		i=$((i + 1))
-	done
-	gnuplot <<-EOF 2>"$T/gnuplot.err" || echo "bench-guest: gnuplot failed: $(cat "$T/gnuplot.err")" >&2
-	set terminal pngcairo size 1200,600 noenhanced
-	set output "$OUT/guest_fio.png"
-	set title "bench-guest $(date -u +%Y-%m-%d), $E2E_MODE_USED: in-guest fio 4k IOPS, median of $ROUNDS rounds (size ${SIZE_MB}M, ${RUNTIME}s)"
-	load "$TOP/bench/histogram.gp"
-	set ylabel "IOPS (log)"
-	plot $plot
-	EOF
-fi
-echo "bench-guest: $n fio results; wrote $OUT/$NAME.txt$([ -n "$MULTI" ] || echo " and guest_fio.png") in ${SECS}s" >&2
+echo "bench-guest: $n fio results; wrote $OUT/$NAME.txt (plot: make bench-report) in ${SECS}s" >&2
 [ "$n" -gt 0 ]

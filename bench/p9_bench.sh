@@ -181,21 +181,4 @@ REPORT=$(
 } >"$OUT/p9_bench.txt"
 echo "$REPORT"
 
-if command -v gnuplot >/dev/null; then
-	echo "$OPS_T" | awk 'NR > 1 { for (i = 2; i <= 4; i++) if ($i == "-") $i = "NaN"; print $1, $2, $3, $4 }' >"$T/ops.dat"
-	echo "$CPU_T" | awk 'NR > 1 { for (i = 2; i <= 4; i++) if ($i == "-") $i = "NaN"; print $1, $2, $3, $4 }' >"$T/cpu.dat"
-	gnuplot <<-EOF 2>"$T/gnuplot.err" || echo "p9_bench: gnuplot failed: $(cat "$T/gnuplot.err")" >&2
-	set terminal pngcairo size 1400,900 noenhanced
-	set output "$OUT/p9_bench.png"
-	set multiplot layout 2,1 title "bench-9p $(date -u +%Y-%m-%d), median of $ROUNDS rounds, $(nproc) CPUs, msize 64 KiB"
-	load "bench/histogram.gp"
-	set ylabel "ops/s (log)"
-	plot "$T/ops.dat" using 2:xtic(1) title "stainless 9p-serve", "" using 3 title "diod -t 1", "" using 4 title "diod (default threads)"
-	unset logscale y
-	set yrange [0:*]
-	set ylabel "server CPU-us per op (readdir: per entry)"
-	plot "$T/cpu.dat" using 2:xtic(1) title "stainless 9p-serve", "" using 3 title "diod -t 1", "" using 4 title "diod (default threads)"
-	unset multiplot
-	EOF
-fi
-echo "p9_bench: wrote $OUT/p9_bench.txt and $OUT/p9_bench.png in $(( $(date +%s) - START ))s" >&2
+echo "p9_bench: wrote $OUT/p9_bench.txt (plot: make bench-report) in $(( $(date +%s) - START ))s" >&2

@@ -9,13 +9,19 @@
 
 e2e_say() { echo "e2e: $*" >&2; }
 
-# e2e_build_images: builds (or finds cached) guest kernel, guest initramfs,
+# e2e_build_images: builds (or finds cached, or takes E2E_KERNEL's) guest kernel, guest initramfs,
 # kvm-sanity and the share battery (fsbattery, also in the guest as
 # /bin/fsbattery); sets GUEST_KERNEL, GUEST_INITRD, KVM_SANITY, FSBATTERY.
 # Returns non-zero, having printed why, when a build fails.
 e2e_build_images() {
 	local fsb=()
-	GUEST_KERNEL=$("$TOP/guest-images/build-kernel") || return 1
+	# E2E_KERNEL: the user's own kernel (make demo KERNEL=...) instead of
+	# building the project's.
+	if [ -n "${E2E_KERNEL:-}" ]; then
+		GUEST_KERNEL=$E2E_KERNEL
+	else
+		GUEST_KERNEL=$("$TOP/guest-images/build-kernel") || return 1
+	fi
 	FSBATTERY=$("$TOP/tests/e2e/build-fsbattery") || FSBATTERY=
 	[ -n "$FSBATTERY" ] && fsb=(--file "$FSBATTERY:/bin/fsbattery:0755")
 	GUEST_INITRD=$("$TOP/guest-images/build-initramfs" --name e2e-guest \

@@ -154,7 +154,7 @@ check "chroot: SIGTERM exits 0 ($rc)" [ $rc -eq 0 ]
 PID=
 # fuse-mount chrooted: every reader's /dev/fuse fd was opened before the
 # chroot (the share has no /dev). Having given up CAP_SYS_ADMIN it cannot
-# unmount: SIGTERM ends it with one line saying so (README).
+# unmount: SIGTERM ends it with one line saying so (SECURITY.md, "The process sandbox").
 if [ -c /dev/fuse ]; then
 	mkdir -p "$T/cmnt"
 	"$STAINLESS" fuse-mount "$T/share" "$T/cmnt" --sandbox chroot 2>"$T/cfm.err" &

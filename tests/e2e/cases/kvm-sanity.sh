@@ -13,7 +13,7 @@ case_host() {
 	fi
 	timeout -s KILL "$CASE_TIMEOUT" "$KVM_SANITY" || return 1
 	# Not a verdict: says whether this host's KVM sees a guest's XSETBV
-	# (the nested test host's emulated SVM does not; README, "Where guests run").
+	# (the nested test host's emulated SVM does not; docs/testing.md, "Where guests run").
 	timeout -s KILL "$CASE_TIMEOUT" "$KVM_SANITY" xsetbv
 	return 0
 }
