@@ -67,10 +67,13 @@ static int run_check_inputs(const struct vm_config *cfg)
 	struct stat st;
 	int fd;
 
-	fd = open(cfg->kernel, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail(-errno, "--kernel %s: %s", cfg->kernel, strerror(errno));
-	close(fd);
+	/* No --kernel: the API socket or the config file gives one, checked there. */
+	if (cfg->kernel) {
+		fd = open(cfg->kernel, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return fail(-errno, "--kernel %s: %s", cfg->kernel, strerror(errno));
+		close(fd);
+	}
 	if (cfg->initrd) {
 		fd = open(cfg->initrd, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
