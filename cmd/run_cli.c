@@ -15,12 +15,17 @@ void cli_run_usage(FILE *f)
 	      "         [--mem SIZE] [--cpus N] [--console stdio|none|PATH]\n"
 	      "         [--fs TAG=DIR[,cache=never|auto|always|metadata][,dax=SIZE][,readonly][,xattr[=map]][,writeback][,devices][,queues=N]]...\n"
 	      "         [--9p TAG=DIR[,msize=BYTES][,readonly][,xattr=map][,devices]]... [--rng] [--stats]\n"
+	      "         [--vsock CID,UDS[,conns=N]]\n"
 	      "         " SANDBOX_USAGE "\n"
 	      "  queues=N   virtio-fs request queues, 1..16, each with its own worker thread\n"
 	      "             (default: one per vCPU, at most 16)\n"
 	      "  --stats    at exit, one line per device on stderr with the requests each\n"
 	      "             queue carried: \"stainless run: stats: virtio-fs tag=TAG q0=N q1=N\"\n"
-	      "             (virtio-fs: q0 is the hiprio queue, q1.. the request queues)\n", f);
+	      "             (virtio-fs: q0 is the hiprio queue, q1.. the request queues)\n"
+	      "  --vsock    virtio-vsock, guest CID >= 3, Firecracker's convention: a host\n"
+	      "             process connects to UDS and writes \"CONNECT <port>\\n\"; a guest\n"
+	      "             connect to host port P reaches the socket UDS_P (docs/vsock.md);\n"
+	      "             conns=N connections at most (default 64)\n", f);
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -78,7 +83,7 @@ static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
 	return 0;
 }
 
-enum { OPT_SANDBOX = 256, OPT_9P, OPT_RNG, OPT_STATS };
+enum { OPT_SANDBOX = 256, OPT_9P, OPT_RNG, OPT_STATS, OPT_VSOCK };
 
 static const struct option run_opts[] = {
 	{ "kernel", required_argument, NULL, 'k' },
@@ -90,6 +95,7 @@ static const struct option run_opts[] = {
 	{ "fs", required_argument, NULL, 'f' },
 	{ "9p", required_argument, NULL, OPT_9P },
 	{ "rng", no_argument, NULL, OPT_RNG },
+	{ "vsock", required_argument, NULL, OPT_VSOCK },
 	{ "no-sandbox", no_argument, NULL, OPT_SANDBOX },
 	{ "sandbox", required_argument, NULL, OPT_SANDBOX },
 	{ "uid-map", required_argument, NULL, OPT_SANDBOX },
@@ -198,6 +204,10 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg, struct sandbox_o
 			break;
 		case OPT_STATS:
 			cfg->stats = true;
+			break;
+		case OPT_VSOCK:
+			if (vsock_parse_config(optarg, &cfg->vsock, err, errlen) < 0)
+				return -EINVAL;
 			break;
 		case OPT_SANDBOX:
 			if (sandbox_opt(sbo, run_opts[idx].name, optarg, err, errlen) < 0)

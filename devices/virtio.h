@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "fs/fs_req.h"
-#include "fs/fs_thread.h"
+#include "base/thread.h"
 
 /* Feature bits the transport and the queue core handle themselves. */
 #define VIRTIO_BIT(n)          (1ULL << (n))

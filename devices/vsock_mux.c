@@ -25,7 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fs/fs_thread.h"
+#include "base/thread.h"
 
 /* Host data packets one connection may fill per round, so one busy peer
  * cannot take every rx buffer while others wait. */
