@@ -114,11 +114,13 @@ void vsock_owe_rst(struct vsock *vs, uint32_t guest_port, uint32_t host_port)
 }
 
 /* The host peer took n more bytes: tell the guest when it adds up. */
-static void forwarded(struct vsock_conn *c, uint32_t n)
+static void forwarded(struct vsock *vs, struct vsock_conn *c, uint32_t n)
 {
 	c->fwd_cnt += n;
-	if (c->fwd_cnt - c->fwd_sent >= VSOCK_CREDIT_THRESHOLD)
+	if (c->fwd_cnt - c->fwd_sent >= VSOCK_CREDIT_THRESHOLD && !(c->pend & VC_PEND_CREDIT)) {
 		c->pend |= VC_PEND_CREDIT;
+		vsock_wake(vs);
+	}
 }
 
 /* Once everything the guest sent is out: its SHUTDOWN takes effect. */
@@ -143,7 +145,7 @@ int vsock_conn_flush(struct vsock *vs, struct vsock_conn *c)
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 		c->buf_off += (uint32_t)n;
-		forwarded(c, (uint32_t)n);
+		forwarded(vs, c, (uint32_t)n);
 	}
 	c->buf_off = 0;
 	free(c->buf);
@@ -198,7 +200,7 @@ static void conn_data(struct vsock *vs, struct vsock_conn *c, const struct fs_re
 			return;
 		}
 		sent = n > 0 ? (size_t)n : 0;
-		forwarded(c, (uint32_t)sent);
+		forwarded(vs, c, (uint32_t)sent);
 		if (sent == len)
 			return;
 	}
