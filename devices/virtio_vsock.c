@@ -279,11 +279,11 @@ static void conn_packet(struct vsock *vs, struct vsock_conn *c, const struct vso
 		conn_shutdown(vs, c, h->flags);
 		return;
 	case VSOCK_OP_CREDIT_REQUEST:
-		c->pend |= VC_PEND_CREDIT;
-		/* fall through */
 	case VSOCK_OP_CREDIT_UPDATE:
 		if (c->state != VC_ESTABLISHED)
 			break;
+		if (h->op == VSOCK_OP_CREDIT_REQUEST)
+			c->pend |= VC_PEND_CREDIT;
 		vsock_wake(vs); /* the muxer may read more for it now */
 		return;
 	}
@@ -395,7 +395,7 @@ static int vsock_activate(struct virtio_dev *dev, uint64_t features)
 	pthread_mutex_lock(&vs->lock);
 	vs->active = true;
 	pthread_mutex_unlock(&vs->lock);
-	if (!vs->mux_started && (rc = vsock_mux_start(vs)) == 0)
+	if (!vs->manual && !vs->mux_started && (rc = vsock_mux_start(vs)) == 0)
 		vs->mux_started = true;
 	vsock_wake(vs);
 	return rc;

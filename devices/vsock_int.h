@@ -87,6 +87,7 @@ struct vsock {
 	int wake_fd;              /* eventfd: something changed, look again */
 	bool stop;
 	bool mux_started;
+	bool manual;              /* the fuzzer steps the muxer itself: no thread */
 	pthread_t mux;
 	struct pollfd *pfd;       /* max_conns + 2, the muxer's alone */
 	struct vsock_conn **pfd_conn;
@@ -109,6 +110,10 @@ void vsock_wake(struct vsock *vs);
 /* ---- vsock_mux.c ---- */
 int vsock_mux_start(struct vsock *vs);
 void vsock_mux_stop(struct vsock *vs);
+/* One round of the muxer: owed packets out, then a poll of up to
+ * timeout_ms (-1: until something happens) and what it found. Called with
+ * the lock held; drops it around the poll. */
+void vsock_mux_step(struct vsock *vs, int timeout_ms);
 /*
  * The host's handshake line, "CONNECT <port>\n" (n bytes, the '\n'
  * included): the port, or -EINVAL for anything else (no digits, a sign,

@@ -366,6 +366,25 @@ static void poll_done(struct vsock *vs, unsigned n)
 	}
 }
 
+void vsock_mux_step(struct vsock *vs, int timeout_ms)
+{
+	unsigned n;
+
+	if (vs->active) {
+		guest_connects(vs);
+		rx_fill_control(vs);
+	}
+	n = poll_set(vs);
+	pthread_mutex_unlock(&vs->lock);
+	if (poll(vs->pfd, n, timeout_ms) < 0 && errno != EINTR)
+		virtio_log("virtio-vsock", "poll: %s", strerror(errno));
+	pthread_mutex_lock(&vs->lock);
+	if (vs->active)
+		poll_done(vs, n);
+	else
+		(void)eventfd_read(vs->wake_fd, &(uint64_t){ 0 });
+}
+
 static void *mux_main(void *arg)
 {
 	struct vsock *vs = arg;
@@ -377,23 +396,8 @@ static void *mux_main(void *arg)
 		virtio_log("virtio-vsock", "cannot enter the socket's folder (%s): "
 			   "guest connects will be refused", strerror(errno));
 	pthread_mutex_lock(&vs->lock);
-	while (!vs->stop) {
-		unsigned n;
-
-		if (vs->active) {
-			guest_connects(vs);
-			rx_fill_control(vs);
-		}
-		n = poll_set(vs);
-		pthread_mutex_unlock(&vs->lock);
-		if (poll(vs->pfd, n, -1) < 0 && errno != EINTR)
-			virtio_log("virtio-vsock", "poll: %s", strerror(errno));
-		pthread_mutex_lock(&vs->lock);
-		if (vs->active)
-			poll_done(vs, n);
-		else
-			(void)eventfd_read(vs->wake_fd, &(uint64_t){ 0 });
-	}
+	while (!vs->stop)
+		vsock_mux_step(vs, -1);
 	pthread_mutex_unlock(&vs->lock);
 	return NULL;
 }
