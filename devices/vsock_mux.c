@@ -160,6 +160,9 @@ static void guest_connects(struct vsock *vs)
 			continue;
 		fd = vsock_host_connect(&vs->host, c->host_port);
 		if (fd < 0) {
+			if (fd != -ENOENT && fd != -ECONNREFUSED)
+				virtio_log("virtio-vsock", "guest connect to host port %u: %s",
+					   c->host_port, strerror(-fd));
 			vsock_conn_reset(vs, c); /* no listener there: the guest sees RST */
 			continue;
 		}

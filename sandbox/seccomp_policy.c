@@ -294,6 +294,21 @@ static const struct sc_rule vsock_rules[] = {
 	{ SCMP_SYS(fchdir), .why = "... in UDS's folder, opened before the sandbox" },
 };
 
+/*
+ * run's spawner holds the union of every role, vsock's socket() allowance
+ * among them; the 9p user lookup's unconditional refusal of socket() would
+ * override that allowance in one filter (an unconditional rule wins), so
+ * the union refuses everything else instead, with conditions. Each child
+ * still refuses or allows under its own filter.
+ */
+static const struct sc_rule spawner_socket_rules[] = {
+	{ SCMP_SYS(socket), EACCES, 1, { { .arg = 0, .op = SCMP_CMP_NE, .datum_a = AF_UNIX } },
+	  "any other socket() fails as the 9p user lookup's does (nscd: glibc reads the files)" },
+	{ SCMP_SYS(socket), EACCES, 1,
+	  { { .arg = 1, .op = SCMP_CMP_NE, .datum_a = SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC } },
+	  "... whatever its type" },
+};
+
 static const struct sc_rule spawner_rules[] = {
 	{ SCMP_SYS(clone), 0, 1, { ARG_BITS(0, CLONE_THREAD | CLONE_VM | CLONE_SIGHAND,
 				       CLONE_THREAD | CLONE_VM | CLONE_SIGHAND) },
@@ -397,6 +412,8 @@ static const struct sc_group p9_conn = GROUP("9p-conn", p9_conn_rules);
 static const struct sc_group vhost_user = GROUP("vhost-user", vhost_user_rules);
 static const struct sc_group vsock = GROUP("vsock", vsock_rules);
 static const struct sc_group spawner = GROUP("spawner", spawner_rules);
+static const struct sc_group spawner_socket = GROUP("spawner: socket() beside vsock's",
+						    spawner_socket_rules);
 static const struct sc_group control = GROUP("control", control_rules);
 static const struct sc_group relay = GROUP("relay", relay_rules);
 static const struct sc_group supervisor = GROUP("supervisor", supervisor_rules);
@@ -485,5 +502,11 @@ unsigned sc_policy_groups(enum sc_command cmd, enum fs_role role,
 		/* Only run has a vsock device: others' spawners make no socket. */
 		if (FS_ROLE_IS_THREAD(r) && (r != FS_ROLE_VSOCK || cmd == SC_CMD_RUN))
 			n = add_role((enum fs_role)r, out, n, max);
+	if (cmd != SC_CMD_RUN)
+		return n;
+	/* vsock's socket() beside the user lookup's refusal: see spawner_socket. */
+	for (unsigned i = 0; i < n; i++)
+		if (out[i] == &user_lookup)
+			out[i] = &spawner_socket;
 	return n;
 }

@@ -86,6 +86,7 @@ case_host() {
 	kill "$srv" "$hs" 2>/dev/null
 	wait "$hs" 2>/dev/null
 	cat "$CASE_WORK/serve.log" "$CASE_WORK/host.log"
+	grep 'virtio-vsock\|seccomp' "$CASE_WORK/console.log"
 	check_guest || return 1
 	grep -q '^HOST-DONE' "$CASE_WORK/host.log" || { echo "the host side did not finish"; return 1; }
 	if grep -q '^HOST-FAIL' "$CASE_WORK/host.log"; then
