@@ -7,6 +7,8 @@
  *     vsock:PORT          listen in the guest       vsock:CID:PORT  connect
  *     unix:PATH           listen on the host        uds:PATH:PORT   connect
  *                                                   (hybrid: CONNECT PORT)
+ *                                                   unix:PATH       connect
+ *                                                   (plain: the ceiling)
  * Commands:
  *     serve ADDR          each connection sends one line: SINK (read to EOF,
  *                         answer "<bytes> <fnv64>"), SOURCE (send until the
@@ -119,6 +121,13 @@ static int try_connect(const char *addr)
 		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
 		    dprintf(fd, "CONNECT %u\n", port) > 0 && read_line(fd, line, sizeof(line)) > 0 &&
 		    !strncmp(line, "OK ", 3))
+			return fd;
+	} else if (!strncmp(addr, "unix:", 5)) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+		snprintf(a.sun_path, sizeof(a.sun_path), "%s", addr + 5);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
 			return fd;
 	} else {
 		fprintf(stderr, "vsock-peer: bad address %s\n", addr);

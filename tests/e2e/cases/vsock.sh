@@ -20,6 +20,14 @@ case_guest() {
 	p=/bin/vsock-peer
 	d=$(virtio_find 0x0013) || fail "no virtio device with id 0x0013 (vsock) in /sys/bus/virtio/devices"
 	[ -e "$d/driver" ] || fail "$d has no driver bound"
+	# bench/vsock-inner.sh: serve the host's rounds, time our own ones.
+	if mode=$(cmdline_arg vsock.bench); then
+		for r in $(seq "$mode"); do
+			echo "VSOCKBENCH-GUEST round=$r $($p sink vsock:2:2000 8388608)"
+		done
+		$p serve vsock:1000   # until the host's DONE
+		return 0
+	fi
 	$p serve vsock:1000 >/tmp/serve.log 2>&1 &
 	srv=$!
 	$p sink vsock:2:2000 33554432 || fail "guest -> host: 32 MiB did not arrive intact"
@@ -93,5 +101,5 @@ case_host() {
 		grep -m1 '^HOST-FAIL' "$CASE_WORK/host.log" | sed 's/^HOST-FAIL //'
 		return 1
 	fi
-	echo "vsock: 32 MiB and 32 connections each way intact; a stalled guest cost the VMM $(grep -o '[0-9]* kB while' "$CASE_WORK/host.log")"
+	echo "vsock: 32 MiB and 32 connections each way intact; $(sed -n 's/^host: //p' "$CASE_WORK/host.log")"
 }
