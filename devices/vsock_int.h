@@ -93,7 +93,7 @@ struct vsock {
 	struct vsock_conn **pfd_conn;
 };
 
-/* ---- virtio_vsock.c (lock held) ---- */
+/* ---- vsock_conn.c (lock held) ---- */
 struct vsock_conn *vsock_conn_find(struct vsock *vs, uint32_t guest_port, uint32_t host_port);
 struct vsock_conn *vsock_conn_new(struct vsock *vs, enum vsock_conn_state st, int fd,
 				  uint32_t guest_port, uint32_t host_port);
@@ -106,6 +106,10 @@ void vsock_owe_rst(struct vsock *vs, uint32_t guest_port, uint32_t host_port);
 /* Write what the host peer has not taken yet; -errno (EPIPE, ...) or 0. */
 int vsock_conn_flush(struct vsock *vs, struct vsock_conn *c);
 void vsock_wake(struct vsock *vs);
+/* The host peer took n more of the guest's bytes. */
+void vsock_forwarded(struct vsock *vs, struct vsock_conn *c, uint32_t n);
+/* Once everything the guest sent is out, its SHUTDOWN takes effect. */
+void vsock_guest_shutdown_done(struct vsock *vs, struct vsock_conn *c);
 
 /* ---- vsock_mux.c ---- */
 int vsock_mux_start(struct vsock *vs);

@@ -5,4 +5,4 @@ FUZZ_TARGETS  += fuzz_fuse fuzz_p9 fuzz_vq fuzz_vhost_user fuzz_vsock
 FUZZ_LIB_SRCS += $(filter fs/% base/%,$(LIB_SRCS)) devices/gmem.c devices/vq.c devices/worker.c \
                  transport/vhost_user.c transport/vhost_user_mem.c transport/vhost_user_ring.c \
                  transport/vhost_user_dev.c \
-                 devices/virtio_vsock.c devices/vsock_mux.c devices/vsock_host.c
+                 devices/virtio_vsock.c devices/vsock_conn.c devices/vsock_mux.c devices/vsock_host.c

@@ -3,7 +3,8 @@
  * libFuzzer target: virtio-vsock (devices/virtio_vsock.c, vsock_mux.c)
  * between a hostile guest and hostile host peers. The device is driven
  * through its ops table on this one thread -- its handler for the queues,
- * and the muxer stepped by hand (vs->manual) -- so a run is repeatable.
+ * and the muxer stepped by hand (vs->manual) on one thread at a time -- so
+ * a run is repeatable.
  * Host listeners wait at UDS_1 and UDS_2, so guest REQUESTs can succeed.
  *
  * Input: records of [kind][len][len bytes], kind % 8:
@@ -25,6 +26,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,13 +147,35 @@ static void tx(struct virtio_dev *dev, const uint8_t *p, size_t n)
 	free(c2);
 }
 
+/*
+ * The muxer's rounds run on a thread of their own, as in the device: it
+ * has its working directory in the sockets' folder (guest connects name
+ * UDS_P relative to it), while libFuzzer's thread keeps the cwd it reads
+ * its corpus by. The hand-off is synchronous, so runs still repeat.
+ */
+static sem_t step_go, step_done;
+static struct vsock *step_vs;
+
+static void *stepper(void *arg)
+{
+	(void)arg;
+	if (unshare(CLONE_FS) < 0 || chdir(dir) < 0)
+		die("the stepper cannot enter the scratch folder");
+	for (;;) {
+		sem_wait(&step_go);
+		pthread_mutex_lock(&step_vs->lock);
+		vsock_mux_step(step_vs, 0);
+		pthread_mutex_unlock(&step_vs->lock);
+		sem_post(&step_done);
+	}
+	return NULL;
+}
+
 static void step(struct virtio_dev *dev)
 {
-	struct vsock *vs = (struct vsock *)dev;
-
-	pthread_mutex_lock(&vs->lock);
-	vsock_mux_step(vs, 0);
-	pthread_mutex_unlock(&vs->lock);
+	step_vs = (struct vsock *)dev;
+	sem_post(&step_go);
+	sem_wait(&step_done);
 }
 
 static int host_connect(void)
@@ -185,9 +210,15 @@ static void init_once(void)
 
 	if (listeners[0] >= 0)
 		return;
+	pthread_t t;
+
 	snprintf(dir, sizeof(dir), "/tmp/fuzz-vsock.XXXXXX");
-	if (!mkdtemp(dir) || chdir(dir) < 0)
+	if (!mkdtemp(dir))
 		die("no scratch folder");
+	sem_init(&step_go, 0, 0);
+	sem_init(&step_done, 0, 0);
+	if (pthread_create(&t, NULL, stepper, NULL))
+		die("no stepper thread");
 	snprintf(uds, sizeof(uds), "%s/v", dir);
 	for (unsigned i = 0; i < 2; i++) {
 		listeners[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
