@@ -72,7 +72,7 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(O)/tests/unit/%)
 BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-seeds
-.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-stability bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest \
+.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-stability bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest bench-vsock \
         bench-sandbox bench-realwork bench-build bench-quick bench-report
 all: $(O)/stainless
 
@@ -175,6 +175,10 @@ bench-fuse: $(O)/stainless $(O)/bench/fuse_meta
 # 9p servers side by side (stainless 9p-serve, diod) under bench/p9_load.
 bench-9p: $(O)/stainless $(O)/bench/p9_load
 	$(Q)O=$(O) bench/p9_bench.sh
+
+# virtio-vsock streams and round trips beside a Unix socket pair (nested).
+bench-vsock: $(O)/stainless
+	$(Q)O=$(O) bench/vsock_bench.sh
 
 # vhost-user-fs backends side by side (stainless vhost-user-fs, QEMU's C
 # virtiofsd with a pool of 64 and with none) under bench/vu_load.

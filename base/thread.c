@@ -24,6 +24,7 @@ static const char *const role_names[FS_ROLE_COUNT] = {
 	[FS_ROLE_FUSE_URING] = "fuse-uring",
 	[FS_ROLE_P9_CONN] = "9p-conn",
 	[FS_ROLE_VHOST_USER] = "vhost-user",
+	[FS_ROLE_VSOCK] = "vsock",
 	[FS_ROLE_SPAWNER] = "spawner",
 	[FS_ROLE_SUPERVISOR] = "supervisor",
 	[FS_ROLE_RELAY] = "relay",

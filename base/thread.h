@@ -51,6 +51,7 @@ enum fs_role {
 	FS_ROLE_FUSE_URING,  /* fuse-mount --uring: a FUSE-over-io_uring queue */
 	FS_ROLE_P9_CONN,     /* 9p-serve: one client connection */
 	FS_ROLE_VHOST_USER,  /* vhost-user-fs: the front end's control socket */
+	FS_ROLE_VSOCK,       /* virtio-vsock: its queues and its host-socket muxer */
 	FS_ROLE_SPAWNER,     /* creates the thread roles (above) */
 	/* Process roles: a process of one thread that starts none (sandbox/). */
 	FS_ROLE_SUPERVISOR,  /* the sandbox's supervisor, in the host's namespaces */

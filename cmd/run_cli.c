@@ -128,6 +128,7 @@ static int take(struct vm_config *cfg, struct sandbox_opts *sbo, int key, const 
 	case RUN_API:     cfg->api_sock = v; return 0;
 	case RUN_CONFIG:  cfg->config_file = v; return 0;
 	case RUN_SHARED:  return shared_dir_parse(cfg, sbo, v, err, errlen);
+	case RUN_VSOCK:   return vsock_parse_config(v, &cfg->vsock, err, errlen) < 0 ? -EINVAL : 0;
 	}
 	return fail_msg(err, errlen, -EINVAL, "no such option");
 }

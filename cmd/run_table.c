@@ -25,6 +25,10 @@ static const struct opt_def own[] = {
 	{ "shared-dir", 0, OPT_VALUE, "PATH:TAG[:KEY=VALUE...]", NULL, "a share in crosvm's "
 	  "spelling: type=fs|p9 (default p9), cache=, timeout=, writeback=, dax=, uidmap=, "
 	  "gidmap=, posix_acl= (docs/crosvm.md) (repeatable)", "@dir", OPT_REPEAT, RUN_SHARED },
+	{ "vsock", 0, OPT_VALUE, "CID,UDS[,conns=N]", NULL, "a virtio-vsock device, guest CID >= 3, "
+	  "Firecracker's convention: a host process connects to UDS and writes \"CONNECT "
+	  "PORT\\n\"; a guest connect to host port P reaches the socket UDS_P; conns=N "
+	  "connections at most (default 64; docs/vsock.md)", NULL, 0, RUN_VSOCK },
 	{ "api-sock", 0, OPT_VALUE, "PATH", NULL, "serve HTTP/JSON on this Unix socket "
 	  "(docs/api.md); without --kernel the VM waits there for its configuration and "
 	  "InstanceStart", "@file", 0, RUN_API },

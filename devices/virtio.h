@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "fs/fs_req.h"
+#include "base/thread.h"
 
 /* Feature bits the transport and the queue core handle themselves. */
 #define VIRTIO_BIT(n)          (1ULL << (n))
@@ -54,6 +55,7 @@
 #define VIRTIO_ID_RNG 4
 #define VIRTIO_ID_9P  9
 #define VIRTIO_ID_FS  26
+#define VIRTIO_ID_VSOCK 19
 
 struct virtio_dev;
 
@@ -74,6 +76,10 @@ struct virtio_dev_ops {
 	uint64_t features;        /* device-specific bits; transport adds its own */
 	uint16_t queue_size_max;  /* power of two, <= VIRTIO_QUEUE_SIZE_MAX */
 	uint32_t config_size;     /* bytes of device config space */
+	/* The seccomp role of its queues' workers; 0 (FS_ROLE_NONE) means
+	 * FS_ROLE_QUEUE. A device whose handlers make other calls than the
+	 * file-system servers' names its own. */
+	enum fs_role thread_role;
 	/* Config space, offset and size already checked against config_size.
 	 * NULL readers read zeros; NULL writers ignore writes. */
 	void (*config_read)(struct virtio_dev *dev, uint32_t off, void *data,

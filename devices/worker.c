@@ -371,7 +371,9 @@ static int spawn(struct worker *w)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = fs_thread_create(&w->thread, NULL, FS_ROLE_QUEUE, worker_main, w);
+	rc = fs_thread_create(&w->thread, NULL,
+			      w->dev->ops->thread_role ? w->dev->ops->thread_role : FS_ROLE_QUEUE,
+			      worker_main, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

@@ -215,7 +215,8 @@ static void print_arg(FILE *f, const struct scmp_arg_cmp *a)
 		fprintf(f, " arg%u&%#llx==%#llx", a->arg, (unsigned long long)a->datum_a,
 			(unsigned long long)a->datum_b);
 	else
-		fprintf(f, " arg%u==%#llx", a->arg, (unsigned long long)a->datum_a);
+		fprintf(f, " arg%u%s%#llx", a->arg, a->op == SCMP_CMP_NE ? "!=" : "==",
+			(unsigned long long)a->datum_a);
 }
 
 void sc_print_role(FILE *f, enum sc_command cmd, enum fs_role role, enum sc_mode mode)

@@ -274,6 +274,42 @@ static const struct sc_rule vhost_user_rules[] = {
 	{ SCMP_SYS(fcntl), 0, 1, { FCNTL(F_GET_SEALS) }, "a memory region's seals: a shrinkable memfd is refused" },
 };
 
+/* virtio-vsock's rx/tx/event workers and its muxer (devices/vsock_*.c). */
+static const struct sc_rule vsock_rules[] = {
+	{ SCMP_SYS(io_uring_enter), .why = "the queue workers sleep in their rings" },
+	{ SCMP_SYS(read), .why = "the muxer's wake eventfd" },
+	{ SCMP_SYS(poll), .why = "the muxer waits on the host sockets" },
+	{ SCMP_SYS(ppoll), .why = "poll() where glibc maps it to ppoll" },
+	{ SCMP_SYS(sendmsg), .why = "guest data to the host peer, straight from the tx buffers" },
+	{ SCMP_SYS(recvmsg), .why = "host data straight into the guest's rx buffers" },
+	{ SCMP_SYS(sendto), .why = "send(): the \"OK <port>\" line, bytes a slow peer had left" },
+	{ SCMP_SYS(recvfrom), .why = "recv(): the host's CONNECT line, a byte at a time" },
+	{ SCMP_SYS(accept4), .why = "a host process connects to UDS" },
+	{ SCMP_SYS(socket), 0, 2, { ARG_EQ(0, AF_UNIX),
+				    ARG_EQ(1, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC) },
+	  "a guest connect: a Unix stream socket, nothing else" },
+	{ SCMP_SYS(connect), .why = "... to UDS_<port>, relative to the muxer's own cwd" },
+	{ SCMP_SYS(shutdown), 0, 1, { ARG_EQ(1, SHUT_WR) }, "the guest's SHUTDOWN(SEND) reaches the peer" },
+	{ SCMP_SYS(unshare), 0, 1, { ARG_EQ(0, CLONE_FS) },
+	  "the muxer's start: a working directory of its own ..." },
+	{ SCMP_SYS(fchdir), .why = "... in UDS's folder, opened before the sandbox" },
+};
+
+/*
+ * run's spawner holds the union of every role, vsock's socket() allowance
+ * among them; the 9p user lookup's unconditional refusal of socket() would
+ * override that allowance in one filter (an unconditional rule wins), so
+ * the union refuses everything else instead, with conditions. Each child
+ * still refuses or allows under its own filter.
+ */
+static const struct sc_rule spawner_socket_rules[] = {
+	{ SCMP_SYS(socket), EACCES, 1, { { .arg = 0, .op = SCMP_CMP_NE, .datum_a = AF_UNIX } },
+	  "any other socket() fails as the 9p user lookup's does (nscd: glibc reads the files)" },
+	{ SCMP_SYS(socket), EACCES, 1,
+	  { { .arg = 1, .op = SCMP_CMP_NE, .datum_a = SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC } },
+	  "... whatever its type" },
+};
+
 static const struct sc_rule spawner_rules[] = {
 	{ SCMP_SYS(clone), 0, 1, { ARG_BITS(0, CLONE_THREAD | CLONE_VM | CLONE_SIGHAND,
 				       CLONE_THREAD | CLONE_VM | CLONE_SIGHAND) },
@@ -384,7 +420,10 @@ static const struct sc_group fuse_reader = GROUP("fuse-reader", fuse_reader_rule
 static const struct sc_group fuse_uring = GROUP("fuse-uring", fuse_uring_rules);
 static const struct sc_group p9_conn = GROUP("9p-conn", p9_conn_rules);
 static const struct sc_group vhost_user = GROUP("vhost-user", vhost_user_rules);
+static const struct sc_group vsock = GROUP("vsock", vsock_rules);
 static const struct sc_group spawner = GROUP("spawner", spawner_rules);
+static const struct sc_group spawner_socket = GROUP("spawner: socket() beside vsock's",
+						    spawner_socket_rules);
 static const struct sc_group control = GROUP("control", control_rules);
 static const struct sc_group relay = GROUP("relay", relay_rules);
 static const struct sc_group supervisor = GROUP("supervisor", supervisor_rules);
@@ -406,6 +445,7 @@ static const struct sc_group *const role_groups[FS_ROLE_COUNT][8] = {
 	[FS_ROLE_FUSE_URING] = { &base, &server, &pinned, &fuse_uring, NULL },
 	[FS_ROLE_P9_CONN] = { &base, &server, &user_lookup, &waits, &p9_conn, NULL },
 	[FS_ROLE_VHOST_USER] = { &base, &waits, &queue_setup, &vhost_user, NULL },
+	[FS_ROLE_VSOCK] = { &base, &vsock, NULL },
 	[FS_ROLE_RELAY] = { &base, &relay, NULL },
 };
 
@@ -469,7 +509,14 @@ unsigned sc_policy_groups(enum sc_command cmd, enum fs_role role,
 	/* Every thread it makes starts under its filter, then narrows it. */
 	n = add_groups((const struct sc_group *const[]){ &spawner }, 1, out, n, max);
 	for (unsigned r = 0; r < FS_ROLE_COUNT; r++)
-		if (FS_ROLE_IS_THREAD(r))
+		/* Only run has a vsock device: others' spawners make no socket. */
+		if (FS_ROLE_IS_THREAD(r) && (r != FS_ROLE_VSOCK || cmd == SC_CMD_RUN))
 			n = add_role((enum fs_role)r, out, n, max);
+	if (cmd != SC_CMD_RUN)
+		return n;
+	/* vsock's socket() beside the user lookup's refusal: see spawner_socket. */
+	for (unsigned i = 0; i < n; i++)
+		if (out[i] == &user_lookup)
+			out[i] = &spawner_socket;
 	return n;
 }

@@ -11,6 +11,7 @@
 #include "devices/virtio_9p.h"
 #include "devices/virtio_fs.h"
 #include "devices/virtio_rng.h"
+#include "devices/virtio_vsock.h"
 #include "mmio/virtio_mmio.h"
 #include "base/fail.h"
 #include "vmm/kvm.h"
@@ -135,6 +136,33 @@ static int setup_shares(struct devmgr *d, const struct vm_config *cfg)
 	return 0;
 }
 
+int devmgr_open_host(struct devmgr *d, const struct vm_config *cfg)
+{
+	int rc;
+
+	if (!cfg->vsock.cid)
+		return 0;
+	if ((rc = vsock_host_open(&d->vsock_host, &cfg->vsock)) < 0)
+		return fail(rc, "--vsock: cannot listen on %s: %s", cfg->vsock.uds,
+				   strerror(-rc));
+	d->vsock_open = true;
+	return 0;
+}
+
+static int setup_vsock(struct devmgr *d, const struct vm_config *cfg)
+{
+	struct virtio_dev *dev;
+	int rc;
+
+	if (!d->vsock_open)
+		return 0;
+	d->vsock_open = false; /* the device owns the sockets now */
+	rc = virtio_vsock_create(&dev, &cfg->vsock, &d->vsock_host);
+	if (rc < 0)
+		return fail(rc, "virtio-vsock: cannot create device: %s", strerror(-rc));
+	return attach_virtio(d, dev, "virtio-vsock");
+}
+
 int devmgr_setup(struct devmgr *d, const struct devmgr_config *c)
 {
 	int rc;
@@ -161,6 +189,8 @@ int devmgr_setup(struct devmgr *d, const struct devmgr_config *c)
 		if ((rc = attach_virtio(d, rng, "virtio-rng")) < 0)
 			return rc;
 	}
+	if ((rc = setup_vsock(d, c->cfg)) < 0)
+		return rc;
 	return setup_shares(d, c->cfg);
 }
 
@@ -192,6 +222,9 @@ void devmgr_destroy(struct devmgr *d)
 	for (unsigned i = 0; i < d->nr_virtio; i++)
 		virtio_dev_destroy(d->virtio[i].dev);
 	d->nr_virtio = 0;
+	if (d->vsock_open)
+		vsock_host_close(&d->vsock_host);
+	d->vsock_open = false;
 	serial_destroy(&d->serial);
 }
 

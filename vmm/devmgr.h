@@ -45,6 +45,8 @@ struct devmgr {
 	uint64_t next_shm_gpa;    /* where the next device memory region goes */
 	bool has_dax;             /* a device memory region is mapped */
 	bool stats;               /* --stats: per-queue request counts at exit */
+	bool vsock_open;          /* vsock_host holds --vsock's sockets, not yet a device's */
+	struct vsock_host vsock_host;
 	char cmdline[DEVMGR_MAX_VIRTIO * 48]; /* " virtio_mmio.device=..." each */
 };
 
@@ -57,6 +59,13 @@ struct devmgr_config {
 	void *ctx;
 	const struct vm_config *cfg; /* --rng, --fs, --9p, --cpus, --stats */
 };
+
+/*
+ * What a device reaches on the host that the sandbox hides: --vsock's
+ * listening socket and folder. Before sandbox_lockdown(); 0, or -errno
+ * after one clear line on stderr.
+ */
+int devmgr_open_host(struct devmgr *d, const struct vm_config *cfg);
 
 /*
  * Creates and places every device cfg asks for. 0, or -errno after one

@@ -173,6 +173,8 @@ static int vm_load(struct vm *vm)
  */
 static int vm_lockdown(struct vm *vm)
 {
+	int rc;
+
 	vm->kernel_fd = open_input("--kernel", vm->cfg->kernel);
 	if (vm->kernel_fd < 0)
 		return vm->kernel_fd;
@@ -181,6 +183,10 @@ static int vm_lockdown(struct vm *vm)
 		if (vm->initrd_fd < 0)
 			return vm->initrd_fd;
 	}
+	/* --vsock's socket and folder, while the host's tree is still there. */
+	rc = devmgr_open_host(&vm->dm, vm->cfg);
+	if (rc < 0)
+		return rc;
 	return vm->hooks->lockdown ? vm->hooks->lockdown(vm->hooks->ctx, vm->cfg) : 0;
 }
 

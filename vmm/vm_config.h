@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "devices/virtio_vsock.h"
 #include "fs/fs_options.h"
 
 #define VM_MAX_SHARES   16
@@ -36,6 +37,7 @@ struct vm_config {
 	enum vm_console console;
 	const char *console_path;
 	bool rng;
+	struct vsock_config vsock; /* --vsock CID,UDS; cid 0: none */
 	bool stats;               /* --stats: per-queue request counts at exit */
 	const char *api_sock;     /* --api-sock, --config-file: read by cmd/run_api.c only */
 	const char *config_file;

@@ -14,7 +14,7 @@ e2e_say() { echo "e2e: $*" >&2; }
 # /bin/fsbattery); sets GUEST_KERNEL, GUEST_INITRD, KVM_SANITY, FSBATTERY.
 # Returns non-zero, having printed why, when a build fails.
 e2e_build_images() {
-	local fsb=()
+	local fsb=() vsp
 	# E2E_KERNEL: the user's own kernel (make demo KERNEL=...) instead of
 	# building the project's.
 	if [ -n "${E2E_KERNEL:-}" ]; then
@@ -24,6 +24,8 @@ e2e_build_images() {
 	fi
 	FSBATTERY=$("$TOP/tests/e2e/build-fsbattery") || FSBATTERY=
 	[ -n "$FSBATTERY" ] && fsb=(--file "$FSBATTERY:/bin/fsbattery:0755")
+	# The vsock case's guest end (tests/e2e/vsock_peer.c), /bin/vsock-peer.
+	vsp=$("$TOP/tests/e2e/build-vsock-peer") && fsb+=(--file "$vsp:/bin/vsock-peer:0755")
 	GUEST_INITRD=$("$TOP/guest-images/build-initramfs" --name e2e-guest \
 		--init "$TOP/tests/e2e/guest-init" "${fsb[@]}" \
 		--tree "$TOP/tests/e2e/cases:/cases") || return 1

@@ -578,6 +578,77 @@ static void api_seeds(void)
 		 "\"console\":{\"mode\":\"none\"},\"rng\":{\"enabled\":true}}", "config_file");
 }
 
+/* ---- vsock: records [kind][len][bytes] (fuzz_vsock.c) ---- */
+
+enum { VK_TX, VK_RX, VK_STEP, VK_RESET, VK_HOST, VK_HOST_WRITE, VK_HOST_CLOSE, VK_PEER };
+
+static void vk(uint8_t kind, const void *p, uint8_t n)
+{
+	put8(kind);
+	put8(n);
+	put(p, n);
+}
+
+/* A guest packet to host port dport from guest port sport (CID 9). */
+static void vk_pkt(uint16_t op, uint32_t sport, uint32_t dport, const char *payload,
+		   uint32_t buf_alloc)
+{
+	uint8_t pkt[44 + 64];
+	uint32_t len = payload ? (uint32_t)strlen(payload) : 0;
+	size_t at = 0;
+
+#define PUTF(v) do { __typeof__(v) _v = (v); memcpy(pkt + at, &_v, sizeof(_v)); at += sizeof(_v); } while (0)
+	PUTF((uint64_t)9); PUTF((uint64_t)2); PUTF(sport); PUTF(dport); PUTF(len);
+	PUTF((uint16_t)1); PUTF(op); PUTF((uint32_t)0); PUTF(buf_alloc); PUTF((uint32_t)0);
+#undef PUTF
+	memcpy(pkt + at, payload ? payload : "", len);
+	vk(VK_TX, pkt, (uint8_t)(44 + len));
+}
+
+static void vk_rx(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		vk(VK_RX, (const uint8_t[]){ 80, (uint8_t)(i * 7) }, 2);
+}
+
+static void vsock_seeds(void)
+{
+	/* The guest connects to UDS_1, sends, the peer answers, both close. */
+	vk_rx(4);
+	vk_pkt(1, 1000, 1, NULL, 65536);
+	vk(VK_STEP, "", 0);
+	vk_pkt(5, 1000, 1, "hello", 65536);
+	vk(VK_PEER, "world", 5);
+	vk(VK_STEP, "", 0);
+	vk(VK_STEP, "", 0);
+	vk_pkt(4, 1000, 1, NULL, 65536);
+	vk(VK_STEP, "", 0);
+	save("fuzz_vsock", "guest_connect");
+	/* A host process: CONNECT, the guest accepts, data both ways. */
+	vk_rx(4);
+	vk(VK_HOST, "CONNECT 5\n", 10);
+	vk(VK_STEP, "", 0);
+	vk(VK_STEP, "", 0);
+	vk_pkt(2, 5, 1u << 30, NULL, 65536);
+	vk(VK_HOST_WRITE, "data", 4);
+	vk(VK_STEP, "", 0);
+	vk_pkt(5, 5, 1u << 30, "back", 65536);
+	vk(VK_HOST_CLOSE, "", 0);
+	vk(VK_STEP, "", 0);
+	save("fuzz_vsock", "host_connect");
+	/* Garbage lines and a reset with connections open. */
+	vk_rx(2);
+	vk(VK_HOST, "CONNECT 99999999999\n", 20);
+	vk(VK_HOST, "GET / HTTP/1.0\n", 15);
+	vk_pkt(1, 7, 2, NULL, 4096);
+	vk(VK_STEP, "", 0);
+	vk(VK_RESET, "", 0);
+	vk_rx(2);
+	vk_pkt(5, 7, 2, "x", 4096);
+	vk(VK_STEP, "", 0);
+	save("fuzz_vsock", "garbage_and_reset");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -587,5 +658,6 @@ int main(int argc, char **argv)
 	vq_seeds();
 	vu_seeds();
 	api_seeds();
+	vsock_seeds();
 	return 0;
 }

@@ -87,8 +87,8 @@ req PUT /machine-config '{"vcpu_count": 0}'
 want 400 'machine-config: vcpu_count must be a whole number from 1 to 255'
 req PUT /fs/data '{"shared_dir": "/x", "cache": "sometimes"}'
 want 400 'fs/data: cache:'
-req PUT /vsock '{"guest_cid": 3, "uds_path": "/tmp/v.sock"}'
-want 400 'vsock: not built in this binary'
+req PUT /vsock '{"guest_cid": 2, "uds_path": "/tmp/v.sock"}'
+want 400 'vsock: guest_cid must be a whole number from 3 to 4294967294'
 req DELETE /boot-source
 want 405 'only PUT on /boot-source'
 req GET /snapshot/create

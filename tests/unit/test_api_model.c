@@ -142,14 +142,17 @@ START_TEST(test_share_count_bounded)
 }
 END_TEST
 
-START_TEST(test_vsock_checked_then_refused)
+START_TEST(test_vsock_checked_then_taken)
 {
 	ck_assert_int_eq(req("PUT", "/vsock", "{\"guest_cid\":2,\"uds_path\":\"/v.sock\"}"), 400);
 	FAULT("vsock: guest_cid must be a whole number from 3 to 4294967294");
 	ck_assert_int_eq(req("PUT", "/vsock", "{\"guest_cid\":3}"), 400);
 	FAULT("vsock: uds_path is required");
-	ck_assert_int_eq(req("PUT", "/vsock", "{\"guest_cid\":3,\"uds_path\":\"/v.sock\"}"), 400);
-	FAULT("vsock: not built in this binary");
+	ck_assert_int_eq(req("PUT", "/vsock", "{\"guest_cid\":3,\"uds_path\":\"/v,sock\"}"), 400);
+	FAULT("vsock: uds_path may not hold a comma");
+	ck_assert_int_eq(req("PUT", "/vsock", "{\"guest_cid\":7,\"uds_path\":\"/v.sock\"}"), 204);
+	ck_assert_uint_eq(cfg.vsock.cid, 7);
+	ck_assert_str_eq(cfg.vsock.uds, "/v.sock");
 }
 END_TEST
 
@@ -274,7 +277,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, test_9p_share);
 	tcase_add_test(tc, test_share_refusals);
 	tcase_add_test(tc, test_share_count_bounded);
-	tcase_add_test(tc, test_vsock_checked_then_refused);
+	tcase_add_test(tc, test_vsock_checked_then_taken);
 	tcase_add_test(tc, test_console_and_rng);
 	tcase_add_test(tc, test_routing_errors);
 	tcase_add_test(tc, test_actions_and_state);
