@@ -7,18 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/fail.h"
+
 #define VSOCK_UDS_MAX 107   /* sun_path less its NUL */
-
-__attribute__((format(printf, 3, 4)))
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 unsigned api_member(const struct json_doc *d, unsigned obj, const char *name)
 {
@@ -35,7 +26,7 @@ static int known_fields(const struct json_doc *d, unsigned obj, const char *res,
 	char key[64];
 
 	if (d->tok[obj].type != JSON_OBJECT)
-		return bad(err, errlen, "%s: expected a JSON object, not %s", res,
+		return fail_msg(err, errlen, -EINVAL, "%s: expected a JSON object, not %s", res,
 			   json_type_name(d->tok[obj].type));
 	for (unsigned k = obj + 1; k < d->tok[obj].next; k = d->tok[k + 1].next) {
 		bool ok = false;
@@ -45,7 +36,7 @@ static int known_fields(const struct json_doc *d, unsigned obj, const char *res,
 		if (!ok) {
 			if (json_str(d, k, key, sizeof(key)) < 0)
 				snprintf(key, sizeof(key), "(a long name)");
-			return bad(err, errlen, "%s: unknown field '%s'", res, key);
+			return fail_msg(err, errlen, -EINVAL, "%s: unknown field '%s'", res, key);
 		}
 	}
 	return 0;
@@ -57,15 +48,15 @@ static int get_str(const struct json_doc *d, unsigned v, const char *res, const 
 	int rc;
 
 	if (d->tok[v].type != JSON_STRING)
-		return bad(err, errlen, "%s: %s must be a string, not %s", res, field,
+		return fail_msg(err, errlen, -EINVAL, "%s: %s must be a string, not %s", res, field,
 			   json_type_name(d->tok[v].type));
 	rc = json_str(d, v, buf, size);
 	if (rc == -E2BIG)
-		return bad(err, errlen, "%s: %s longer than %zu bytes", res, field, size - 1);
+		return fail_msg(err, errlen, -EINVAL, "%s: %s longer than %zu bytes", res, field, size - 1);
 	if (rc < 0)
-		return bad(err, errlen, "%s: %s holds a NUL character", res, field);
+		return fail_msg(err, errlen, -EINVAL, "%s: %s holds a NUL character", res, field);
 	if (!buf[0])
-		return bad(err, errlen, "%s: %s is empty", res, field);
+		return fail_msg(err, errlen, -EINVAL, "%s: %s is empty", res, field);
 	return 0;
 }
 
@@ -73,7 +64,7 @@ static int get_bool(const struct json_doc *d, unsigned v, const char *res, const
 		    bool *out, char *err, size_t errlen)
 {
 	if (d->tok[v].type != JSON_TRUE && d->tok[v].type != JSON_FALSE)
-		return bad(err, errlen, "%s: %s must be true or false, not %s", res, field,
+		return fail_msg(err, errlen, -EINVAL, "%s: %s must be true or false, not %s", res, field,
 			   json_type_name(d->tok[v].type));
 	*out = d->tok[v].type == JSON_TRUE;
 	return 0;
@@ -83,7 +74,7 @@ static int get_u64(const struct json_doc *d, unsigned v, const char *res, const 
 		   uint64_t lo, uint64_t hi, uint64_t *out, char *err, size_t errlen)
 {
 	if (json_u64(d, v, out) < 0 || *out < lo || *out > hi)
-		return bad(err, errlen, "%s: %s must be a whole number from %llu to %llu", res,
+		return fail_msg(err, errlen, -EINVAL, "%s: %s must be a whole number from %llu to %llu", res,
 			   field, (unsigned long long)lo, (unsigned long long)hi);
 	return 0;
 }
@@ -99,7 +90,7 @@ int api_put_boot_source(struct api_vm *a, const struct json_doc *d, unsigned obj
 	if ((rc = known_fields(d, obj, "boot-source", names, err, errlen)) < 0)
 		return rc;
 	if (!(v = api_member(d, obj, "kernel_image_path")))
-		return bad(err, errlen, "boot-source: kernel_image_path is required");
+		return fail_msg(err, errlen, -EINVAL, "boot-source: kernel_image_path is required");
 	if ((rc = get_str(d, v, "boot-source", "kernel_image_path", kernel, sizeof(kernel),
 			  err, errlen)) < 0)
 		return rc;
@@ -153,9 +144,9 @@ static int check_tag(const char *res, const char *tag, char *err, size_t errlen)
 	size_t n = strlen(tag);
 
 	if (n == 0 || n > VM_TAG_MAX)
-		return bad(err, errlen, "%s: tag must be 1 to %d bytes", res, VM_TAG_MAX);
+		return fail_msg(err, errlen, -EINVAL, "%s: tag must be 1 to %d bytes", res, VM_TAG_MAX);
 	if (strspn(tag, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:") != n)
-		return bad(err, errlen, "%s: tag '%s': use letters, digits, '.', '_', '-' or ':'",
+		return fail_msg(err, errlen, -EINVAL, "%s: tag '%s': use letters, digits, '.', '_', '-' or ':'",
 			   res, tag);
 	return 0;
 }
@@ -207,7 +198,7 @@ static int share_word(const struct json_doc *d, unsigned v, const struct share_f
 		snprintf(word, sizeof(word), "%s=%s", f->word, val);
 	}
 	if (fs_options_parse_word(o, word, is_9p, &why) < 0)
-		return bad(err, errlen, "%s: %s: %s", res, f->name, why);
+		return fail_msg(err, errlen, -EINVAL, "%s: %s: %s", res, f->name, why);
 	return 0;
 }
 
@@ -219,13 +210,13 @@ static int share_slot(struct vm_config *cfg, const char *res, const char *tag, b
 		if (strcmp(cfg->shares[i].tag, tag) != 0)
 			continue;
 		if (cfg->shares[i].is_9p != is_9p)
-			return bad(err, errlen, "%s: tag '%s' is taken by a %s share", res, tag,
+			return fail_msg(err, errlen, -EINVAL, "%s: tag '%s' is taken by a %s share", res, tag,
 				   is_9p ? "virtio-fs" : "9p");
 		*slot = i;
 		return 0;
 	}
 	if (cfg->nr_shares >= VM_MAX_SHARES)
-		return bad(err, errlen, "%s: too many shares (at most %d)", res, VM_MAX_SHARES);
+		return fail_msg(err, errlen, -EINVAL, "%s: too many shares (at most %d)", res, VM_MAX_SHARES);
 	*slot = cfg->nr_shares;
 	return 0;
 }
@@ -247,17 +238,17 @@ static int put_share(struct api_vm *a, const struct json_doc *d, unsigned obj, c
 	if (v && (rc = get_str(d, v, kind, "tag", tag, sizeof(tag), err, errlen)) < 0)
 		return rc;
 	if (id && v && strcmp(id, tag) != 0)
-		return bad(err, errlen, "%s/%s: tag '%s' in the body differs from the path", kind,
+		return fail_msg(err, errlen, -EINVAL, "%s/%s: tag '%s' in the body differs from the path", kind,
 			   id, tag);
 	if (!id && !v)
-		return bad(err, errlen, "%s: tag is required", kind);
+		return fail_msg(err, errlen, -EINVAL, "%s: tag is required", kind);
 	if (id)
 		snprintf(tag, sizeof(tag), "%s", id);
 	if ((rc = check_tag(kind, tag, err, errlen)) < 0)
 		return rc;
 	snprintf(res, sizeof(res), "%s/%s", kind, tag);
 	if (!(v = api_member(d, obj, "shared_dir")))
-		return bad(err, errlen, "%s: shared_dir is required", res);
+		return fail_msg(err, errlen, -EINVAL, "%s: shared_dir is required", res);
 	if ((rc = get_str(d, v, res, "shared_dir", dir, sizeof(dir), err, errlen)) < 0)
 		return rc;
 	fs_options_default(&sh.opts);
@@ -267,7 +258,7 @@ static int put_share(struct api_vm *a, const struct json_doc *d, unsigned obj, c
 		if (!(v = api_member(d, obj, f->name)))
 			continue;
 		if (!(is_9p ? f->p9 : f->fs))
-			return bad(err, errlen, "%s: %s is not an option of a %s share", res,
+			return fail_msg(err, errlen, -EINVAL, "%s: %s is not an option of a %s share", res,
 				   f->name, is_9p ? "9p" : "virtio-fs");
 		if ((rc = share_word(d, v, f, res, &sh.opts, is_9p, err, errlen)) < 0)
 			return rc;
@@ -313,18 +304,18 @@ int api_put_vsock(struct api_vm *a, const struct json_doc *d, unsigned obj, cons
 		return rc;
 	/* CIDs 0-2 name the hypervisor and the host; 2^32-1 is "any". */
 	if (!(v = api_member(d, obj, "guest_cid")))
-		return bad(err, errlen, "vsock: guest_cid is required");
+		return fail_msg(err, errlen, -EINVAL, "vsock: guest_cid is required");
 	if ((rc = get_u64(d, v, "vsock", "guest_cid", 3, UINT32_MAX - 1, &cid, err, errlen)) < 0)
 		return rc;
 	if (!(v = api_member(d, obj, "uds_path")))
-		return bad(err, errlen, "vsock: uds_path is required");
+		return fail_msg(err, errlen, -EINVAL, "vsock: uds_path is required");
 	if ((rc = get_str(d, v, "vsock", "uds_path", uds, sizeof(uds), err, errlen)) < 0)
 		return rc;
 	if ((v = api_member(d, obj, "vsock_id")) &&
 	    (rc = get_str(d, v, "vsock", "vsock_id", vid, sizeof(vid), err, errlen)) < 0)
 		return rc;
 	if (strchr(uds, ','))
-		return bad(err, errlen, "vsock: uds_path may not hold a comma");
+		return fail_msg(err, errlen, -EINVAL, "vsock: uds_path may not hold a comma");
 	char val[24 + sizeof(uds)];
 	snprintf(val, sizeof(val), "%llu,%s", (unsigned long long)cid, uds);
 	if (vsock_parse_config(val, &a->cfg->vsock, err, errlen) < 0)
@@ -343,13 +334,13 @@ int api_put_console(struct api_vm *a, const struct json_doc *d, unsigned obj, co
 	if ((rc = known_fields(d, obj, "console", names, err, errlen)) < 0)
 		return rc;
 	if (!(v = api_member(d, obj, "mode")))
-		return bad(err, errlen, "console: mode is required (stdio, none or file)");
+		return fail_msg(err, errlen, -EINVAL, "console: mode is required (stdio, none or file)");
 	if ((rc = get_str(d, v, "console", "mode", mode, sizeof(mode), err, errlen)) < 0)
 		return rc;
 	p = api_member(d, obj, "path");
 	if (strcmp(mode, "file") == 0) {
 		if (!p)
-			return bad(err, errlen, "console: path is required with mode file");
+			return fail_msg(err, errlen, -EINVAL, "console: path is required with mode file");
 		if ((rc = get_str(d, p, "console", "path", path, sizeof(path), err, errlen)) < 0)
 			return rc;
 		strcpy(a->console_path, path);
@@ -358,13 +349,13 @@ int api_put_console(struct api_vm *a, const struct json_doc *d, unsigned obj, co
 		return 0;
 	}
 	if (p)
-		return bad(err, errlen, "console: path is only for mode file");
+		return fail_msg(err, errlen, -EINVAL, "console: path is only for mode file");
 	if (strcmp(mode, "stdio") == 0)
 		a->cfg->console = CONSOLE_STDIO;
 	else if (strcmp(mode, "none") == 0)
 		a->cfg->console = CONSOLE_NONE;
 	else
-		return bad(err, errlen, "console: mode must be stdio, none or file");
+		return fail_msg(err, errlen, -EINVAL, "console: mode must be stdio, none or file");
 	a->cfg->console_path = NULL;
 	return 0;
 }

@@ -8,19 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fail.h"
+
 /* crosvm has no window size for dax=true; this is the one --fs dax= takes here. */
 #define SHARED_DIR_DAX_SIZE (1ull << 30)
-
-__attribute__((format(printf, 3, 4)))
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 static int parse_bool(const char *key, const char *val, bool *out, char *err, size_t errlen)
 {
@@ -32,7 +23,7 @@ static int parse_bool(const char *key, const char *val, bool *out, char *err, si
 		*out = false;
 		return 0;
 	}
-	return bad(err, errlen, "--shared-dir: %s=%s: expected true or false", key, val);
+	return fail_msg(err, errlen, -EINVAL, "--shared-dir: %s=%s: expected true or false", key, val);
 }
 
 /* A whole number of seconds, as crosvm's timeout and negative_timeout. */
@@ -44,7 +35,7 @@ static int parse_secs(const char *key, const char *val, uint32_t *out, char *err
 	errno = 0;
 	v = strtoull(val, &end, 10);
 	if (errno || end == val || *end || *val == '-' || v > UINT32_MAX)
-		return bad(err, errlen, "--shared-dir: %s=%s: expected whole seconds", key, val);
+		return fail_msg(err, errlen, -EINVAL, "--shared-dir: %s=%s: expected whole seconds", key, val);
 	*out = (uint32_t)v;
 	return 0;
 }
@@ -73,14 +64,14 @@ static int parse_idmap(struct sandbox_opts *sb, bool uid, const char *val, char 
 			errno = 0;
 			v[i] = strtoull(p, &end, 10);
 			if (errno || end == p || *p == '-')
-				return bad(err, errlen, "--shared-dir: %s=%s: expected \"inside outside "
+				return fail_msg(err, errlen, -EINVAL, "--shared-dir: %s=%s: expected \"inside outside "
 					   "count[,inside outside count]...\"", key, val);
 			p = end;
 		}
 		while (*p == ' ')
 			p++;
 		if (*p && *p++ != ',')
-			return bad(err, errlen, "--shared-dir: %s=%s: ranges are separated by ','",
+			return fail_msg(err, errlen, -EINVAL, "--shared-dir: %s=%s: ranges are separated by ','",
 				   key, val);
 		snprintf(line, sizeof(line), ":%llu:%llu:%llu:", v[0], v[1], v[2]);
 		if (sandbox_opt(&tmp, uid ? "uid-map" : "gid-map", line, err, errlen) < 0)
@@ -90,9 +81,9 @@ static int parse_idmap(struct sandbox_opts *sb, bool uid, const char *val, char 
 	const struct sandbox_idmap *now = uid ? tmp.uid : tmp.gid, *old = uid ? sb->uid : sb->gid;
 
 	if (n == 0)
-		return bad(err, errlen, "--shared-dir: %s is empty", key);
+		return fail_msg(err, errlen, -EINVAL, "--shared-dir: %s is empty", key);
 	if (had && (had != n || memcmp(old, now, n * sizeof(*now)) != 0))
-		return bad(err, errlen, "--shared-dir: %s=%s differs from the map already given "
+		return fail_msg(err, errlen, -EINVAL, "--shared-dir: %s=%s differs from the map already given "
 			   "(one user namespace serves every share)", key, val);
 	*sb = tmp;
 	return 0;
@@ -128,7 +119,7 @@ static int sd_key(struct sandbox_opts *sbo, struct sd_state *s, const char *key,
 			 !strcmp(val, "P9"))
 			s->p9 = true;
 		else
-			return bad(err, errlen, "--shared-dir: type=%s: expected fs or 9p", val);
+			return fail_msg(err, errlen, -EINVAL, "--shared-dir: type=%s: expected fs or 9p", val);
 		return 0;
 	}
 	if (strcmp(key, "uidmap") == 0 || strcmp(key, "gidmap") == 0)
@@ -137,11 +128,12 @@ static int sd_key(struct sandbox_opts *sbo, struct sd_state *s, const char *key,
 		return parse_bool(key, val, &s->casefold, err, errlen);
 	for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 		if (strcmp(key, refused[i].key) == 0)
-			return bad(err, errlen, "--shared-dir: %s: %s", key, refused[i].why);
+			return fail_msg(err, errlen, -EINVAL, "--shared-dir: %s: %s", key, refused[i].why);
 	s->fs_only = s->fs_only ? s->fs_only : key;
 	if (strcmp(key, "cache") == 0 || strcmp(key, "cache_policy") == 0) {
 		if (fs_parse_cache(val, &c) < 0 || c == FS_CACHE_METADATA)
-			return bad(err, errlen, "--shared-dir: cache=%s: expected never, auto or always", val);
+			return fail_msg(err, errlen, -EINVAL,
+					"--shared-dir: cache=%s: expected never, auto or always", val);
 		s->cache = (int)c;
 		return 0;
 	}
@@ -163,11 +155,11 @@ static int sd_key(struct sandbox_opts *sbo, struct sd_state *s, const char *key,
 
 		n = strtoull(val, &end, 10);
 		if (*end || end == val || n != 0)
-			return bad(err, errlen, "--shared-dir: %s: ARCVM's dynamic permission ioctls "
+			return fail_msg(err, errlen, -EINVAL, "--shared-dir: %s: ARCVM's dynamic permission ioctls "
 				   "are not served (only 0)", key);
 		return 0;
 	}
-	return bad(err, errlen, "--shared-dir: unknown key '%s'", key);
+	return fail_msg(err, errlen, -EINVAL, "--shared-dir: unknown key '%s'", key);
 }
 
 /* The share from the keys, with crosvm's defaults where a key was left out. */
@@ -176,11 +168,11 @@ static int sd_finish(struct sd_state *s, char *err, size_t errlen)
 	struct fs_options *o = &s->sh->opts;
 
 	if (s->casefold)
-		return bad(err, errlen, "--shared-dir: ascii_casefold: case-insensitive lookups "
+		return fail_msg(err, errlen, -EINVAL, "--shared-dir: ascii_casefold: case-insensitive lookups "
 			   "are not supported");
 	if (s->p9) {
 		if (s->fs_only)
-			return bad(err, errlen, "--shared-dir: %s is a virtio-fs key (add type=fs)",
+			return fail_msg(err, errlen, -EINVAL, "--shared-dir: %s is a virtio-fs key (add type=fs)",
 				   s->fs_only);
 		return 0;
 	}
@@ -207,9 +199,10 @@ int shared_dir_parse(struct vm_config *cfg, struct sandbox_opts *sbo, const char
 	int rc;
 
 	if (cfg->nr_shares >= VM_MAX_SHARES)
-		return bad(err, errlen, "--shared-dir: too many shares (at most %d)", VM_MAX_SHARES);
+		return fail_msg(err, errlen, -EINVAL, "--shared-dir: too many shares (at most %d)",
+				VM_MAX_SHARES);
 	if (strlen(arg) >= sizeof(cfg->share_specs[0]))
-		return bad(err, errlen, "--shared-dir: argument too long");
+		return fail_msg(err, errlen, -EINVAL, "--shared-dir: argument too long");
 	spec = cfg->share_specs[cfg->nr_shares];
 	strcpy(spec, arg);
 	sh = &cfg->shares[cfg->nr_shares];
@@ -219,22 +212,23 @@ int shared_dir_parse(struct vm_config *cfg, struct sandbox_opts *sbo, const char
 
 	tag = strchr(spec, ':');
 	if (!tag || tag == spec)
-		return bad(err, errlen, "--shared-dir %s: expected PATH:TAG[:KEY=VALUE]...", arg);
+		return fail_msg(err, errlen, -EINVAL, "--shared-dir %s: expected PATH:TAG[:KEY=VALUE]...", arg);
 	*tag++ = '\0';
 	sh->dir = spec;
 	opt = strchr(tag, ':');
 	if (opt)
 		*opt++ = '\0';
 	if (!*tag || strlen(tag) > VM_TAG_MAX)
-		return bad(err, errlen, "--shared-dir %s: tag must be 1 to %d bytes", arg, VM_TAG_MAX);
+		return fail_msg(err, errlen, -EINVAL, "--shared-dir %s: tag must be 1 to %d bytes", arg,
+				VM_TAG_MAX);
 	for (unsigned i = 0; i < cfg->nr_shares; i++)
 		if (strcmp(cfg->shares[i].tag, tag) == 0)
-			return bad(err, errlen, "--shared-dir: duplicate tag '%s'", tag);
+			return fail_msg(err, errlen, -EINVAL, "--shared-dir: duplicate tag '%s'", tag);
 	strcpy(sh->tag, tag);
 	for (char *w = opt ? strtok_r(opt, ":", &save) : NULL; w; w = strtok_r(NULL, ":", &save)) {
 		eq = strchr(w, '=');
 		if (!eq || eq == w)
-			return bad(err, errlen, "--shared-dir: '%s': options are KEY=VALUE", w);
+			return fail_msg(err, errlen, -EINVAL, "--shared-dir: '%s': options are KEY=VALUE", w);
 		*eq = '\0';
 		if ((rc = sd_key(sbo, &s, w, eq + 1, err, errlen)) < 0)
 			return rc;
