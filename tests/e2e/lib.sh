@@ -91,7 +91,7 @@ e2e_run_direct() {
 # removed); verdicts and failure details are echoed as they arrive (the
 # whole console with E2E_VERBOSE=1; E2E_SHOW, an extended regex a benchmark
 # may set, echoes its own progress lines too). Bounded by E2E_HOST_TIMEOUT
-# seconds, and by E2E_QUIET_TIMEOUT (default 300) seconds without a new
+# seconds (default 300 + 60 per case), and by E2E_QUIET_TIMEOUT (default 300) seconds without a new
 # console line or a console saying a CPU has been stuck that long (soft
 # lockup): the nested host now and then stalls for good (TCG with emulated
 # SVM), and waiting out the whole limit cost CI 15 minutes. A stalled host
@@ -124,7 +124,11 @@ e2e_run_nested() {
 		return 1
 	fi
 	list=$(echo "$@" | tr ' ' ',')
-	secs=${E2E_HOST_TIMEOUT:-900}
+	# The whole host's bound grows with the cases it runs (300 s for its own
+	# boot, 60 s a case: twice what a case takes on a loaded 2-core machine):
+	# a fixed 900 s killed a healthy host running all 26 cases beside a
+	# kernel build. A stalled host is caught sooner by the quiet watchdog.
+	secs=${E2E_HOST_TIMEOUT:-$((300 + 60 * $#))}
 	pidf=$log.qemu-pid
 	rm -f "$pidf" "$log.status"
 	e2e_say "booting the test host (QEMU TCG, AMD CPU with SVM; kernel $(basename "$hk")); limit ${secs}s"
