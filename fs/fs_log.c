@@ -72,6 +72,7 @@ static int stamp(char *buf, size_t len)
 			now.tv_nsec / 1000);
 }
 
+__attribute__((format(printf, 2, 0)))
 static void vlog(enum fs_log_level l, const char *fmt, va_list ap)
 {
 	char line[1024];
