@@ -23,7 +23,6 @@
  * completed), a completion longer than its buffer or completed twice, and
  * any fd still open once the device is destroyed.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -36,6 +35,7 @@
 #include <unistd.h>
 
 #include "devices/vsock_int.h"
+#include "tests/fd_count.h"
 
 #define FZ_CID 9
 #define FZ_MAX_RX 64
@@ -60,18 +60,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "fuzz oracle: %s\n", what);
 	abort();
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
 }
 
 static void rx_complete(void *ctx, struct fs_req *req, uint32_t len)
@@ -279,7 +267,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	init_once();
 	drain_listeners(NULL, 0);
-	before = count_fds();
+	before = test_count_fds();
 	snprintf(c.uds, sizeof(c.uds), "%s", uds);
 	if (vsock_host_open(&h, &c) < 0 || virtio_vsock_create(&dev, &c, &h) < 0)
 		die("cannot make the device");
@@ -295,7 +283,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	nr_rx = 0;
 	memset(rx, 0, sizeof(rx));
-	if (count_fds() != before)
+	if (test_count_fds() != before)
 		die("an fd left open");
 	return 0;
 }

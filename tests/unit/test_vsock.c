@@ -339,7 +339,7 @@ START_TEST(t_reset_drops_every_connection)
 
 	vd_start(&d, 0);
 	lfd = vd_listen(&d, 9);
-	base = vd_count_fds();
+	base = test_count_fds();
 	for (unsigned i = 0; i < 4; i++)
 		fds[i] = vd_guest_connect(&d, lfd, 100 + i, 9);
 	/* One of them holds buffered bytes the peer never read. */
@@ -354,7 +354,7 @@ START_TEST(t_reset_drops_every_connection)
 	for (unsigned i = 0; i < 4; i++)
 		close(fds[i]);
 	/* Only the worker's fresh kick fds are new: every connection's is gone. */
-	ck_assert_int_le(vd_count_fds(), base);
+	ck_assert_int_le(test_count_fds(), base);
 	close(lfd);
 	vd_stop(&d);
 }

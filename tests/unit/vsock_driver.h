@@ -9,7 +9,6 @@
 #define STAINLESS_TESTS_UNIT_VSOCK_DRIVER_H
 
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 
 #include "devices/virtio_vsock.h"
 #include "devices/vsock_wire.h"
+#include "tests/fd_count.h"
 #include "tests/unit/fake_driver.h"
 
 #define VD_CID 7
@@ -40,18 +40,6 @@ struct vdrv {
 	int fds_before;
 };
 
-static inline int vd_count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static inline void vd_post_rx(struct vdrv *d, uint16_t i)
 {
 	fvq_set_desc(&d->q[VSOCK_Q_RX], i, d->rxgpa[i], VD_RXBUF, VQ_DESC_F_WRITE, 0);
@@ -70,7 +58,7 @@ static inline void vd_start(struct vdrv *d, unsigned conns)
 	struct vsock_host h;
 
 	memset(d, 0, sizeof(*d));
-	d->fds_before = vd_count_fds();
+	d->fds_before = test_count_fds();
 	snprintf(d->dir, sizeof(d->dir), "/tmp/vsock-unit.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(d->dir));
 	snprintf(d->uds, sizeof(d->uds), "%s/v.sock", d->dir);
@@ -104,7 +92,7 @@ static inline void vd_stop(struct vdrv *d)
 	vmmio_destroy(d->t);
 	virtio_dev_destroy(d->dev);
 	fd_mem_free(&d->mem);
-	ck_assert_int_eq(vd_count_fds(), d->fds_before);
+	ck_assert_int_eq(test_count_fds(), d->fds_before);
 	if ((dir = opendir(d->dir))) {
 		while ((e = readdir(dir)))
 			if (e->d_name[0] != '.') {
