@@ -21,8 +21,8 @@
 # Ratios: stainless 9p / QEMU 9p, stainless virtio-fs / QEMU+virtiofsd (the
 # better pool mode per row), and virtio-fs / 9p within stainless.
 #
-# The guest is the bench kernel (kernel.config + kernel-bench.config: fio
-# needs SysV shm) with a bench initramfs (busybox, Debian's fio and every
+# The guest is the e2e kernel (kernel.config, which has the SysV shm fio
+# needs) with a bench initramfs (busybox, Debian's fio and every
 # library it loads, the seed jobs); the e2e images are left as they are.
 # Nested, everything runs under QEMU TCG with nested SVM: figures are
 # 10-50x below native and only the ratios travel. Sizes are small for that.
@@ -82,7 +82,7 @@ for j in ${JOBS//,/ }; do
 done
 guest_tools
 
-GUEST_KERNEL=$(guest-images/build-kernel --fragment guest-images/kernel-bench.config) ||
+GUEST_KERNEL=$(guest-images/build-kernel) ||
 	die "cannot build the bench guest kernel"
 GUEST_INITRD=$(guest-images/build-initramfs --name bench-guest --init bench/guest-init \
 	--file bench/guest-fio.sh:/bench/workload.sh --bin "$fio:/usr/bin/fio" --tree "$JOBDIR:/fio-jobs") || die "cannot build the bench guest initramfs"
@@ -145,7 +145,7 @@ else
 fi
 results_meta note "Mode: $E2E_MODE_USED ($E2E_MODE_WHY); nested = every figure under QEMU TCG with nested SVM: 10-50x below native; read the ratios."
 GUEST_CPUS=${CPUS:-$([ -n "$MULTI" ] && echo 2 || echo 1)}
-results_meta note "Guest: $GUEST_CPUS vCPU(s); 512 MiB; the bench kernel; Debian's fio; the seed job files at 4k; --size=${SIZE_MB}M --runtime=${RUNTIME}s --direct=1 --iodepth=16 (psync at QD1); $ROUNDS rounds; each boots both VMMs (order flips) and rotates the mounts; IOPS shown as ops_s; clat_us = mean completion latency."
+results_meta note "Guest: $GUEST_CPUS vCPU(s); 512 MiB; the e2e guest kernel; Debian's fio; the seed job files at 4k; --size=${SIZE_MB}M --runtime=${RUNTIME}s --direct=1 --iodepth=16 (psync at QD1); $ROUNDS rounds; each boots both VMMs (order flips) and rotates the mounts; IOPS shown as ops_s; clat_us = mean completion latency."
 results_meta note "st-fs = stainless virtio-fs cache=never; st-dax = cache=always with a 256M DAX window (-o dax; no QEMU twin: that virtiofsd has no DAX); st-9p / qemu-9p = msize 512000; qemu-vfsd / qemu-vfsd0 = QEMU vhost-user-fs-device + Debian's C virtiofsd cache=none with --thread-pool-size 64 / 0."
 results_meta note "The anchor is the best QEMU share per row (9p or virtiofsd); a -multi job is four psync jobs on four files at one request queue."
 results_close
