@@ -34,7 +34,8 @@ static struct p9_fid *dir_fid(struct p9_msg *m, uint32_t fid, int *err)
 		*err = -EROFS;
 		return NULL;
 	}
-	return f;
+	*err = p9_dir_inside(m->s, f->pfd);
+	return *err ? NULL : f;
 }
 
 /*
@@ -374,6 +375,9 @@ int p9_op_readdir(struct p9_msg *m)
 		return -ENOTDIR;
 	if (off > INT64_MAX)
 		return -EINVAL;
+	err = p9_dir_inside(s, f->ofd);
+	if (err)
+		return err;
 	if (fstat(f->ofd, &st) < 0)
 		return -errno;
 	uint8_t *countp = p9_put_reserve(&m->out, 4);

@@ -333,7 +333,12 @@ int p9_qid_of_fd(struct p9_session *s, int fd, struct p9_qid *q, struct stat *st
 
 bool p9_is_root(const struct p9_server *srv, const struct stat *st)
 {
-	return st->st_dev == srv->root_dev && st->st_ino == srv->root_ino;
+	return st->st_dev == srv->root_id.dev && st->st_ino == srv->root_id.ino;
+}
+
+int p9_dir_inside(const struct p9_session *s, int dirfd)
+{
+	return fs_dir_inside(&s->srv->root_id, dirfd);
 }
 
 /*

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "fs/fs_inside.h"
 #include "fs/fs_io.h"
 #include "fs/fs_options.h"
 #include "fs/fs_park.h"
@@ -56,8 +57,7 @@ struct p9_server {
 	uint32_t fidseed;         /* random, for the sessions' fid hash */
 	int root_fd;              /* O_PATH|O_DIRECTORY of the share */
 	int proc_fd;              /* /proc/self/fd, to reopen O_PATH fds */
-	dev_t root_dev;
-	ino_t root_ino;
+	struct fs_root_id root_id; /* the share root, and whether a dir is still in it */
 	char *root_path;          /* as given and canonical: valid anames */
 	char *root_real;
 	struct fs_options opts;
@@ -191,6 +191,12 @@ void p9_users_preload(void);
 int p9_reopen(struct p9_session *s, int pfd, int flags);
 void p9_proc_path(int fd, char *buf, size_t sz);
 bool p9_is_root(const struct p9_server *srv, const struct stat *st);
+/*
+ * 0 when the directory fd is still inside the share, else -ESTALE (a host
+ * process moved it out: its names are no longer the share's) or -errno.
+ * Asked before a directory fid is used for names (fs_inside.h).
+ */
+int p9_dir_inside(const struct p9_session *s, int dirfd);
 int p9_get_name(struct p9_rbuf *in, char *buf);
 
 /* ops, each file's own */

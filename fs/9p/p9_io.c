@@ -146,6 +146,9 @@ int p9_op_lcreate(struct p9_msg *m)
 		return -EINVAL;
 	if (s->srv->opts.readonly)
 		return -EROFS;
+	err = p9_dir_inside(s, f->pfd);
+	if (err)
+		return err;
 	flags = map_open_flags(fl);
 	if (flags < 0)
 		return flags;

@@ -50,8 +50,9 @@ int p9_server_create(struct p9_server **out, const char *root, const struct fs_o
 		err = -errno;
 		goto fail;
 	}
-	srv->root_dev = st.st_dev;
-	srv->root_ino = st.st_ino;
+	err = fs_root_id_init(&srv->root_id, srv->root_fd);
+	if (err)
+		goto fail;
 	srv->proc_fd = fs_proc_self_fd_dup();
 	if (srv->proc_fd < 0) {
 		err = srv->proc_fd;

@@ -110,6 +110,9 @@ int p9_op_walk(struct p9_msg *m)
 		return err;
 	if (newfid != fid && p9_fid_get(s, newfid))
 		return -EEXIST;
+	/* Names beneath a directory moved out of the share are not the share's. */
+	if (nwname && S_ISDIR(f->mode) && (err = p9_dir_inside(s, f->pfd)) < 0)
+		return err;
 	/* The fd the walk ends on is kept by newfid: charged now, before any work. */
 	cur = p9_fd_dup(s, f->pfd);
 	if (cur < 0)

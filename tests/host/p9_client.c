@@ -14,6 +14,11 @@
  *   p9_client SOCK flush FILE        Tflush cancels a blocked Tlock
  *   p9_client SOCK badframe          a broken frame closes only that link
  *   p9_client SOCK attach            just connect and attach (exit 0 if allowed)
+ *   p9_client SOCK movedout DIR      holds fids on DIR, prints "held" and waits
+ *            for a line on stdin (the host moves DIR out of the share and
+ *            puts SECRET in it); then every use of DIR's names must fail;
+ *            prints "checked", waits for a second line (DIR moved back)
+ *            and walks to DIR/f0, which must work again
  *
  * Options before SOCK: -u UID attaches as UID (default 0); -F BASE numbers
  * the fids from BASE (default 0), e.g. 0x10000.
@@ -40,7 +45,7 @@
 enum {
 	TLERROR = 6, TLOPEN = 12, TLCREATE = 14, TXATTRWALK = 30, TXATTRCREATE = 32,
 	TREADDIR = 40, TLOCK = 52, TRENAMEAT = 74, TVERSION = 100, TATTACH = 104,
-	TFLUSH = 108, TWALK = 110, TREAD = 116, TWRITE = 118, TCLUNK = 120,
+	TMKDIR = 72, TUNLINKAT = 76, TFLUSH = 108, TWALK = 110, TREAD = 116, TWRITE = 118, TCLUNK = 120,
 };
 
 static int sock;
@@ -462,6 +467,89 @@ static int cmd_flush(const char *file)
 	return 0;
 }
 
+/* Walks names from fid to newfid (none: a clone). 0 or -errno. */
+static int walk_from(uint32_t fid, uint32_t newfid, const char *name)
+{
+	uint16_t tag = start(TWALK);
+	pfid(fid);
+	pfid(newfid);
+	p16(name ? 1 : 0);
+	if (name)
+		pstr(name);
+	int err = rpc(tag);
+	if (!err && name && g16() != 1)
+		return -ENOENT;
+	return err;
+}
+
+static void wait_line(const char *say)
+{
+	char line[64];
+
+	printf("%s\n", say);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		die("stdin closed before the host was done");
+}
+
+/* An operation on a directory moved out of the share: it must be refused. */
+static int refused(const char *what, int err)
+{
+	if (err) {
+		printf("refused: %s: %s\n", what, strerror(-err));
+		return 0;
+	}
+	printf("ALLOWED: %s\n", what);
+	return 1;
+}
+
+static int cmd_movedout(const char *dir)
+{
+	int bad = 0;
+	uint16_t tag;
+
+	must(walk(dir, 1), "walk");
+	must(walk(dir, 2), "walk");
+	must(lopen(2, 0), "lopen");
+	wait_line("held");
+	bad += refused("walk to SECRET", walk_from(1, 3, "SECRET"));
+	bad += refused("walk to ..", walk_from(1, 3, ".."));
+	tag = start(TREADDIR);
+	pfid(2);
+	p64(0);
+	p32(8192);
+	bad += refused("readdir", rpc(tag));
+	must(walk_from(1, 4, NULL), "clone");
+	tag = start(TLCREATE);
+	pfid(4);
+	pstr("created");
+	p32(02);
+	p32(0644);
+	p32(0);
+	bad += refused("lcreate", rpc(tag));
+	tag = start(TMKDIR);
+	pfid(1);
+	pstr("made");
+	p32(0755);
+	p32(0);
+	bad += refused("mkdir", rpc(tag));
+	tag = start(TUNLINKAT);
+	pfid(1);
+	pstr("SECRET");
+	p32(0);
+	bad += refused("unlinkat SECRET", rpc(tag));
+	tag = start(TRENAMEAT);
+	pfid(1);
+	pstr("SECRET");
+	pfid(1);
+	pstr("renamed");
+	bad += refused("renameat SECRET", rpc(tag));
+	wait_line("checked");
+	must(walk_from(1, 5, "f0"), "walk to f0 once the directory is back");
+	printf("back: walk to f0 ok\n");
+	return bad ? 1 : 0;
+}
+
 static int cmd_badframe(const char *path)
 {
 	uint8_t bad[4] = { 3, 0, 0, 0 };   /* a size below the header */
@@ -492,7 +580,7 @@ int main(int argc, char **argv)
 	argv += optind - 1;
 	if (argc < 3)
 		die("usage: p9_client [-u UID] [-F FIDBASE] SOCK "
-		    "ls|cat|put|rename|xattr|lock|flush|badframe|attach ARGS");
+		    "ls|cat|put|rename|xattr|lock|flush|badframe|attach|movedout ARGS");
 	connect_to(argv[1]);
 	const char *c = argv[2];
 	if (!strcmp(c, "ls") && argc == 4)
@@ -509,6 +597,8 @@ int main(int argc, char **argv)
 		return cmd_lock(argv[3], argv[4]);
 	if (!strcmp(c, "flush") && argc == 4)
 		return cmd_flush(argv[3]);
+	if (!strcmp(c, "movedout") && argc == 4)
+		return cmd_movedout(argv[3]);
 	if (!strcmp(c, "badframe") && argc == 3)
 		return cmd_badframe(argv[1]);
 	if (!strcmp(c, "attach") && argc == 3) {

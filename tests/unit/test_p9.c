@@ -235,14 +235,21 @@ END_TEST
 
 START_TEST(test_walk_dotdot_of_moved_dir)
 {
-	/* A directory a host process moved out of the share: ".." must not follow. */
-	char p[PATH_MAX], out[PATH_MAX];
+	/*
+	 * A directory a host process moved out of the share: neither ".." nor
+	 * a name in it may be followed (it is no longer the share's).
+	 */
+	char p[PATH_MAX], out[PATH_MAX], f[PATH_MAX + 8];
 	path_of(p, "d");
 	ck_assert_int_eq(mkdir(p, 0755), 0);
 	ck_assert_int_eq(walk1(0, 1, "d"), 1);
 	snprintf(out, sizeof(out), "%s.moved", root);
 	ck_assert_int_eq(rename(p, out), 0);
-	ck_assert_int_eq(walk1(1, 2, ".."), -EXDEV);
+	snprintf(f, sizeof(f), "%s/f", out);
+	ck_assert_int_eq(close(open(f, O_CREAT | O_WRONLY, 0644)), 0);
+	ck_assert_int_eq(walk1(1, 2, ".."), -ESTALE);
+	ck_assert_int_eq(walk1(1, 2, "f"), -ESTALE);
+	unlink(f);
 	rmdir(out);
 }
 END_TEST
