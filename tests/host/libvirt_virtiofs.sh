@@ -105,8 +105,10 @@ EOF2
 start=$(date +%s)
 # One virsh holds the embedded driver: create, wait for the guest's
 # reboot (event "Shutdown"), then for libvirt's destroy of the transient
-# domain ("Stopped"), then list: the domain must be gone.
-printf 'create %s\nevent --domain %s --event lifecycle --timeout %s\nevent --domain %s --event lifecycle --timeout 60\nlist --all\n' \
+# domain ("Stopped"), then list: the domain must be gone. The destroy may
+# follow the reboot before virsh is listening again (a guest that reboots
+# in a second), so either event will do; the list is what must hold.
+printf 'create %s\nevent --domain %s --event lifecycle --timeout %s\nevent --domain %s --event lifecycle --timeout 15\nlist --all\n' \
 	"$W/dom.xml" "$DOM" "${VHOST_LIBVIRT_TIMEOUT:-600}" "$DOM" |
 	"$VIRSH" -c "qemu:///embed?root=$W/root" >"$W/virsh.log" 2>&1
 vrc=$?
@@ -117,7 +119,8 @@ show() {
 	echo "--- console:"; grep -a -v '^\s*$' "$W/console" 2>/dev/null | tail -n 15
 	echo "--- backend (${log:-no log}):"; [ -n "$log" ] && tail -n 15 "$log"
 }
-grep -q "Stopped" "$W/virsh.log" && ! sed -n '/list --all/,$p' "$W/virsh.log" | grep -q "$DOM" ||
+grep -qE "'lifecycle' for domain '$DOM': (Shutdown|Stopped)" "$W/virsh.log" &&
+	! sed -n '/list --all/,$p' "$W/virsh.log" | grep -q "$DOM" ||
 	{ show; fail "libvirt did not end the domain when the guest rebooted (virsh exit $vrc)"; }
 rc=$(sed -n 's/.*LIBVIRT-VFS-RESULT \([0-9]*\).*/\1/p' "$W/console" | tail -n 1)
 [ "$rc" = 0 ] || { show; fail "the guest ${rc:+exited $rc}${rc:-never reported}"; }
