@@ -324,11 +324,7 @@ static int vm_start(struct vm *vm, const struct timespec *t0)
 		return fail(-EINVAL, "--cpus %u: too many", vm->cfg->cpus);
 	if ((rc = kvm_open(&vm->kvm, err, sizeof(err))) < 0)
 		return fail(rc, "%s", err);
-	/* Said at once: the guest would otherwise fail or hang with no output. */
-	if (kvm_is_software_pvm())
-		fail(0, "warning: this host's KVM is kvm_pvm, a software module that cannot "
-		     "boot an unmodified Linux kernel (tiny guests run); use hardware KVM, "
-		     "or the nested test host (tests/e2e/run)");
+	bool pvm = kvm_is_software_pvm();  /* asked before the sandbox hides /sys */
 	if (vm->cfg->cpus > (unsigned)vm->kvm.max_vcpus) {
 		rc = fail(-EINVAL, "--cpus %u: this host's KVM allows at most %d",
 			    vm->cfg->cpus, vm->kvm.max_vcpus);
@@ -349,6 +345,15 @@ static int vm_start(struct vm *vm, const struct timespec *t0)
 	if ((rc = vm_lockdown(vm)) < 0 || (rc = vm_setup_devices(vm)) < 0 ||
 	    (rc = vm_load(vm)) < 0)
 		goto out;
+	/*
+	 * Said before the guest starts (it would otherwise fail or hang with
+	 * no output), and only once the command line and the kernel proved
+	 * good, so that a bad value still gets its one line.
+	 */
+	if (pvm)
+		fail(0, "warning: this host's KVM is kvm_pvm, a software module that cannot "
+		     "boot an unmodified Linux kernel (tiny guests run); use hardware KVM, "
+		     "or the nested test host (tests/e2e/run)");
 
 	/* Signals that end the VM are read by the main thread alone; every
 	 * thread created from here on inherits them blocked. */
