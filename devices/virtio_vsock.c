@@ -354,6 +354,7 @@ int virtio_vsock_create(struct virtio_dev **out, const struct vsock_config *c,
 	vs->vdev.num_queues = VSOCK_NR_QUEUES;
 	vs->cid = c->cid;
 	vs->max_conns = n;
+	vs->handshake_ms = c->handshake_ms ? c->handshake_ms : VSOCK_HANDSHAKE_MS;
 	vs->host = *h;
 	h->listen_fd = h->dir_fd = -1;
 	vs->next_port = VSOCK_HOST_PORT_FIRST;

@@ -36,6 +36,7 @@
 struct vsock_config {
 	uint32_t cid;
 	unsigned max_conns;
+	unsigned handshake_ms;    /* 0: VSOCK_HANDSHAKE_MS (vsock_int.h); tests shorten it */
 	char uds[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 

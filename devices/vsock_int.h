@@ -24,6 +24,13 @@
  * buffer takes them; more than this at once are dropped (the guest's
  * connect then times out instead of failing at once). */
 #define VSOCK_RST_RING 64
+/*
+ * A host peer has this long to send its CONNECT line, and the guest as
+ * long again to answer the REQUEST it turns into; past it the host socket
+ * is closed (and the guest sent an RST), so a client that hangs or a
+ * guest that never answers cannot keep a slot of max_conns for ever.
+ */
+#define VSOCK_HANDSHAKE_MS 10000
 /* Host-initiated connections get local ports from here up. */
 #define VSOCK_HOST_PORT_FIRST (1u << 30)
 
@@ -58,6 +65,7 @@ struct vsock_conn {
 	uint32_t fwd_sent;        /* fwd_cnt as the guest last heard it */
 	uint8_t *buf;             /* rx_cnt - fwd_cnt bytes at buf + buf_off */
 	uint32_t buf_off;
+	uint64_t deadline_ms;     /* VC_HOST_LINE and VC_HOST_WAIT end by then */
 	uint8_t line_len;
 	char line[VSOCK_LINE_MAX];
 };
@@ -71,6 +79,7 @@ struct vsock {
 	struct virtio_dev vdev;   /* first: the transport hands us this */
 	uint32_t cid;
 	unsigned max_conns;
+	unsigned handshake_ms;    /* VSOCK_HANDSHAKE_MS unless a test says */
 	struct vsock_host host;
 	pthread_mutex_t lock;
 	bool active;              /* DRIVER_OK until the next reset */

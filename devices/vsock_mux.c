@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/thread.h"
@@ -262,6 +263,14 @@ static uint32_t host_port_new(struct vsock *vs)
 	}
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 /* The host's "CONNECT <port>\n", a byte at a time so that what follows the
  * line stays in the socket for the guest. */
 static void host_line(struct vsock *vs, struct vsock_conn *c)
@@ -283,6 +292,7 @@ static void host_line(struct vsock *vs, struct vsock_conn *c)
 		c->guest_port = (uint32_t)port;
 		c->host_port = host_port_new(vs);
 		c->state = VC_HOST_WAIT;
+		c->deadline_ms = now_ms() + vs->handshake_ms;
 		c->pend |= VC_PEND_REQUEST;
 		return;
 	}
@@ -296,8 +306,42 @@ static void host_accept(struct vsock *vs)
 
 		if (fd < 0)
 			return;
-		vsock_conn_new(vs, VC_HOST_LINE, fd, 0, 0);
+		struct vsock_conn *c = vsock_conn_new(vs, VC_HOST_LINE, fd, 0, 0);
+
+		if (!c) {
+			close(fd);
+			return;
+		}
+		c->deadline_ms = now_ms() + vs->handshake_ms;
 	}
+}
+
+/*
+ * Ends the handshakes past their deadline; returns how long the poll may
+ * wait for the next one (or timeout_ms when none is sooner).
+ */
+static int handshake_deadlines(struct vsock *vs, int timeout_ms)
+{
+	uint64_t now = now_ms();
+
+	for (unsigned i = 0; i < vs->max_conns; i++) {
+		struct vsock_conn *c = &vs->conns[i];
+
+		if (c->state != VC_HOST_LINE && c->state != VC_HOST_WAIT)
+			continue;
+		if (c->pend & VC_PEND_RST)
+			continue;
+		if (c->deadline_ms <= now) {
+			if (c->state == VC_HOST_LINE)
+				vsock_conn_free(vs, c);   /* the guest never heard of it */
+			else
+				vsock_conn_reset(vs, c);
+			continue;
+		}
+		if (timeout_ms < 0 || c->deadline_ms - now < (uint64_t)timeout_ms)
+			timeout_ms = (int)(c->deadline_ms - now);
+	}
+	return timeout_ms;
 }
 
 static short conn_events(const struct vsock *vs, const struct vsock_conn *c)
@@ -375,6 +419,7 @@ void vsock_mux_step(struct vsock *vs, int timeout_ms)
 
 	if (vs->active) {
 		guest_connects(vs);
+		timeout_ms = handshake_deadlines(vs, timeout_ms);
 		rx_fill_control(vs);
 	}
 	n = poll_set(vs);

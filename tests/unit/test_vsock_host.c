@@ -150,6 +150,41 @@ START_TEST(t_host_hangs_up_mid_line)
 }
 END_TEST
 
+/*
+ * A host client that connects and never finishes its line, and one whose
+ * REQUEST the guest never answers, each lose their slot at the deadline:
+ * with a single slot, the next client is served.
+ */
+START_TEST(t_host_handshake_deadline)
+{
+	struct timespec t0, t1;
+	uint32_t hp;
+	int fd, next;
+
+	vd_handshake_ms = 300;
+	vd_start(&d, 1);
+	fd = vd_host_connect(&d);
+	ck_assert_int_eq(write(fd, "CONN", 4), 4);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert(vd_host_closed(fd));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_int_ge((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000, 250);
+	vd_expect_nothing(&d);
+	close(fd);
+	/* The guest hears the REQUEST but never answers: RST at the deadline. */
+	fd = vd_host_connect(&d);
+	host_request(fd, 11, &hp);
+	ck_assert(vd_host_closed(fd));
+	vd_expect(&d, VSOCK_OP_RST, 11, hp);
+	close(fd);
+	next = vd_host_connect(&d);
+	host_request(next, 12, &hp);
+	close(next);
+	vd_stop(&d);
+	vd_handshake_ms = 0;
+}
+END_TEST
+
 START_TEST(t_parse_connect)
 {
 	ck_assert_int_eq(vsock_parse_connect("CONNECT 0\n", 10), 0);
@@ -228,6 +263,7 @@ static Suite *vsock_host_suite(void)
 	tcase_add_loop_test(tc, t_host_bad_line_closes, 0,
 			    (int)(sizeof(bad_lines) / sizeof(bad_lines[0])));
 	tcase_add_test(tc, t_host_hangs_up_mid_line);
+	tcase_add_test(tc, t_host_handshake_deadline);
 	tcase_add_test(tc, t_parse_connect);
 	tcase_add_test(tc, t_parse_config);
 	tcase_add_test(tc, t_host_open_refuses_a_file);

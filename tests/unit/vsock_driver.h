@@ -22,6 +22,8 @@
 #include "tests/unit/fake_driver.h"
 
 #define VD_CID 7
+/* The device's handshake deadline for the next vd_start (0: its default). */
+static unsigned vd_handshake_ms;
 #define VD_QSIZE 256
 #define VD_RXN 64
 #define VD_RXBUF (sizeof(struct vsock_hdr) + 4096)
@@ -53,7 +55,8 @@ static inline void vd_kick(struct vdrv *d, unsigned q)
 
 static inline void vd_start(struct vdrv *d, unsigned conns)
 {
-	struct vsock_config c = { .cid = VD_CID, .max_conns = conns };
+	struct vsock_config c = { .cid = VD_CID, .max_conns = conns,
+				  .handshake_ms = vd_handshake_ms };
 	struct vmmio_config mc = { .vm_fd = -1, .base = 0xd0000000, .gsi = 5, .gm = &d->mem.gm };
 	struct vsock_host h;
 
