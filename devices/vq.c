@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/fs_log.h"
+
 struct vq {
 	const struct gmem *gm;
 	struct virtio_notify notify;
@@ -40,11 +42,12 @@ void virtio_log(const char *dev, const char *fmt, ...)
 
 	if (n >= 100 && n % 1000)
 		return;
-	fprintf(stderr, "stainless: %s: ", dev ? dev : "virtio");
+	char msg[256];
+
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fs_log(FS_LOG_WARN, "%s: %s", dev ? dev : "virtio", msg);
 }
 
 /* Guest-shared 16-bit fields: single loads/stores with the right order. */

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "base/fail.h"
+#include "fs/fs_log.h"
 #include "base/creds.h"
 #include "fs/fs_fdbudget.h"
 #include "base/thread.h"
@@ -366,8 +367,8 @@ static int enter(struct sandbox *sb, int *exit_code)
 {
 	switch (sb->opts.mode) {
 	case SANDBOX_NONE:
-		fprintf(stderr, "stainless %s: warning: --sandbox none: no namespaces, all "
-			"capabilities, the whole host in reach (for debugging only)\n", sb->cmd);
+		fs_log(FS_LOG_WARN, "--sandbox none: no namespaces, all capabilities, "
+		       "the whole host in reach (for debugging only)");
 		return 0;
 	case SANDBOX_CHROOT:
 		if (sb->opts.nuid || sb->opts.ngid)

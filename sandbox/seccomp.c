@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/fail.h"
+#include "fs/fs_log.h"
 #include "sandbox/seccomp_policy.h"
 
 #define SC_NAMES_MAX 512   /* x86_64 syscall numbers are below this */
@@ -473,9 +474,8 @@ static int build_role(enum fs_role role)
 	int rc = sc_build(setup_cmd, role, setup_mode, &programs[role]);
 
 	if (rc < 0) {
-		fprintf(stderr, "stainless: seccomp: cannot build the %s role's filter: %s\n",
-			fs_role_name(role), strerror(-rc));
-		return rc;
+		return fail(rc, "seccomp: cannot build the %s role's filter: %s",
+			    fs_role_name(role), strerror(-rc));
 	}
 	fs_thread_set_filter(role, &programs[role]);
 	return 0;
@@ -486,7 +486,7 @@ int sc_setup(enum sc_command cmd, enum sc_mode mode, char *err, size_t errlen)
 	int rc;
 
 	if (mode == SC_NONE) {
-		fprintf(stderr, "stainless: warning: --seccomp none: no thread is confined by seccomp\n");
+		fs_log(FS_LOG_WARN, "--seccomp none: no thread is confined by seccomp");
 		return 0;
 	}
 	warm_glibc();

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/fail.h"
+#include "fs/fs_log.h"
 
 #define FUSERMOUNT "fusermount3"
 
@@ -274,9 +275,8 @@ static int mount_by_helper(struct fuse_mountpoint *mp, unsigned max_read,
 	if (fd < 0)
 		return fd;
 	if (ma->allow_other && !others_allowed()) {
-		fprintf(stderr, "stainless: fuse-mount: -o allow_other without root needs "
-			"user_allow_other in /etc/fuse.conf\n");
-		return -EPERM;
+		return fail(-EPERM, "-o allow_other without root needs "
+			    "user_allow_other in /etc/fuse.conf");
 	}
 	fd = helper_mount(mp->path, max_read, ma);
 	if (fd < 0) {

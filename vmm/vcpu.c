@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/exit.h"
+#include "fs/fs_log.h"
 #include "base/thread.h"
 #include "vmm/boot.h"
 #include "vmm/layout.h"
@@ -170,7 +171,7 @@ static int set_msrs(struct vcpu *v)
 	if (n < 0)
 		return -errno;
 	if (n != N)
-		fprintf(stderr, "stainless: vcpu %u: KVM refused MSR %#x\n", v->id, m.e[n].index);
+		fs_log(FS_LOG_WARN, "vcpu %u: KVM refused MSR %#x", v->id, m.e[n].index);
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "base/fail.h"
+#include "fs/fs_log.h"
 #include "base/thread.h"
 #include "devices/gmem.h"
 #include "vmm/boot.h"
@@ -351,9 +352,9 @@ static int vm_start(struct vm *vm, const struct timespec *t0)
 	 * good, so that a bad value still gets its one line.
 	 */
 	if (pvm)
-		fail(0, "warning: this host's KVM is kvm_pvm, a software module that cannot "
-		     "boot an unmodified Linux kernel (tiny guests run); use hardware KVM, "
-		     "or the nested test host (tests/e2e/run)");
+		fs_log(FS_LOG_WARN, "this host's KVM is kvm_pvm, a software module that cannot "
+		       "boot an unmodified Linux kernel (tiny guests run); use hardware KVM, "
+		       "or the nested test host (tests/e2e/run)");
 
 	/* Signals that end the VM are read by the main thread alone; every
 	 * thread created from here on inherits them blocked. */

@@ -85,7 +85,7 @@ race() { # SANDBOX: one server, the walkers and the renames
 	check "--sandbox $1: afterwards the tree stats whole ($got names), no error" \
 		[ "$got" -eq $((1 + 4 + 20 + 10 + 2 + NBIG + 1)) -a ! -s "$T/after.err" ]
 	head -n 3 "$T/after.err"
-	grep -v -e 'warning: --sandbox none' -e 'info: serving' "$T/err" >"$T/err2"
+	grep -v -e 'warn: --sandbox none' -e 'info: serving' "$T/err" >"$T/err2"
 	check "--sandbox $1: nothing else on stderr" [ ! -s "$T/err2" ]
 	head -n 3 "$T/err2"
 	kill -TERM "$PID"; wait "$PID"; rc=$?; PID=

@@ -134,7 +134,7 @@ for opt in "--sandbox none" --no-sandbox; do
 	# The socket comes first, the warning right after it.
 	for i in $(seq 50); do [ -s "$T/none.err" ] && break; sleep 0.1; done
 	check "$opt: one warning line (and the ready line)" test "$(grep -vc 'info: serving' "$T/none.err")" -eq 1 -a \
-		"$(grep -c 'warning: --sandbox none' "$T/none.err")" -eq 1
+		"$(grep -c 'warn: --sandbox none' "$T/none.err")" -eq 1
 	# (no_new_privs is still set: each thread's seccomp filter needs it.)
 	check "$opt: no supervisor, no namespaces" \
 		test -z "$(cat /proc/$PID/task/$PID/children)" -a \
