@@ -102,7 +102,7 @@ $(O)/bench/vu_load: $(VU_FRONTEND_SRCS:%.c=$(O)/%.o)
 $(O)/bench/vu_load $(O)/bench/p9_load: $(O)/bench/proc_tree.o
 
 # Host-tier programs that link the library (tests/host/*.sh run them).
-HOST_BINS := $(O)/tests/host/sandbox_escape
+HOST_BINS := $(O)/tests/host/sandbox_escape $(O)/tests/host/fuse_registrar_probe
 $(O)/tests/host/%: $(O)/tests/host/%.o $(O)/libstainless.a
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
