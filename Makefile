@@ -73,7 +73,7 @@ BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-seeds
 .PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-stability bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest bench-vsock \
-        bench-sandbox bench-realwork bench-build bench-quick bench-report
+        bench-sandbox bench-realwork bench-build bench-quick bench-report bench-fuse-passthrough
 all: $(O)/stainless
 
 # After all: so that a bare make builds, never installs.
@@ -171,6 +171,10 @@ bench-vq: $(O)/bench/vq_bench
 # Host FUSE backends side by side (stainless fuse-mount, passthrough_hp, tmpfs).
 bench-fuse: $(O)/stainless $(O)/bench/fuse_meta
 	$(Q)O=$(O) bench/fuse_bench.sh
+
+# fuse-mount --passthrough beside tmpfs and passthrough_hp (bench/fuse_passthrough_bench.sh).
+bench-fuse-passthrough: $(O)/stainless
+	$(Q)O=$(O) bench/fuse_passthrough_bench.sh
 
 # 9p servers side by side (stainless 9p-serve, diod) under bench/p9_load.
 bench-9p: $(O)/stainless $(O)/bench/p9_load
