@@ -17,6 +17,7 @@
 #     a directory, a FIFO, a socket, a file of another mount (a bind mount
 #     of the share, /proc, a memfd), an immutable or append-only file, a
 #     second HELLO, malformed messages refused; at most 4096 ids;
+#   -o passthrough (mount(8)'s word) does the same, with cache=auto too;
 #   the rules: --passthrough with writeback is a usage error (2, one line);
 #     without root, one line and the share is served without it.
 # The seccomp log pass (tests/run-host) covers the server, the registrar
@@ -115,6 +116,17 @@ case $line in *" refused=0"*) ;; *) fail "the registrar refused a file of the sh
 reg_n=$(echo "$line" | sed 's/.*registered=\([0-9]*\).*/\1/')
 [ "$reg_n" -ge 3 ] || fail "fewer ids registered ($reg_n) than files opened"
 echo "ok: ids back to 0 after close, $reg_n registered"
+
+# -o passthrough (mount(8)'s spelling) is the same switch.
+"$STAINLESS" fuse-mount "$T/share" "$T/mnt" -o passthrough,cache=auto --log-level trace 2>"$T/err" &
+PID=$!
+wait_serving || fail "-o passthrough: no mount"
+cmp "$T/share/r" "$T/mnt/r" || fail "-o passthrough: the file reads differently"
+sleep 0.3
+grep -qE 'trace: fuse OPEN ' "$T/err" || fail "-o passthrough: no OPEN traced"
+! grep -qE 'trace: fuse READ ' "$T/err" || fail "-o passthrough: READ requests reached the server"
+kill "$PID"; wait "$PID"; PID=
+echo "ok: -o passthrough,cache=auto: read with no READ request"
 
 # The rules.
 "$STAINLESS" fuse-mount "$T/share" "$T/mnt" --passthrough -o writeback 2>"$T/err"; rc=$?
