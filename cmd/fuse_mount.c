@@ -80,6 +80,12 @@ static struct fuse_registrar *passthrough_start(const struct fuse_mount_cli *a, 
 			"serving without it");
 		return NULL;
 	}
+	/* The registrar tells the share's files by their mount: the sandbox's bind mount. */
+	if (a->sbo.mode != SANDBOX_NAMESPACE) {
+		fail(0, "--passthrough: needs --sandbox namespace (the share a mount of its own, "
+			"which the registrar checks files against); serving without it");
+		return NULL;
+	}
 	if (fuse_registrar_start(&reg, fuse_fd, a->dir) < 0)
 		return NULL; /* it said why */
 	sc_allow_registrar_client(true);

@@ -19,7 +19,8 @@
 #     second HELLO, malformed messages refused; at most 4096 ids;
 #   -o passthrough (mount(8)'s word) does the same, with cache=auto too;
 #   the rules: --passthrough with writeback is a usage error (2, one line);
-#     without root, one line and the share is served without it.
+#     without root, or under --sandbox chroot, one line and the share is
+#     served without it.
 # The seccomp log pass (tests/run-host) covers the server, the registrar
 # and the probe's registrar (kill mode there).
 set -u
@@ -132,6 +133,17 @@ echo "ok: -o passthrough,cache=auto: read with no READ request"
 "$STAINLESS" fuse-mount "$T/share" "$T/mnt" --passthrough -o writeback 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] || fail "--passthrough with writeback: exit $rc"
 echo "ok: with writeback: exit 2, $(cat "$T/err")"
+# --sandbox chroot: no mount of the share's own to check files against.
+"$STAINLESS" fuse-mount "$T/share" "$T/mnt" --passthrough --sandbox chroot 2>"$T/err" &
+PID=$!
+wait_serving || fail "--sandbox chroot --passthrough: no mount"
+cmp "$T/share/r" "$T/mnt/r" || fail "--sandbox chroot: not served"
+grep -q -- '--passthrough: needs --sandbox namespace.*serving without it' "$T/err" ||
+	fail "--sandbox chroot: no line saying passthrough is off"
+kill "$PID"; wait "$PID"; PID=
+umount -l "$T/mnt" 2>/dev/null   # chroot mode cannot unmount (SECURITY.md)
+echo "ok: --sandbox chroot: served, and $(grep -- --passthrough "$T/err")"
+
 # Rootless: in a mount namespace of its own whose /dev/fuse nobody may open
 # (a 0666 node bound over it, as Debian's udev makes it), fusermount3 mounts.
 if command -v setpriv >/dev/null && command -v fusermount3 >/dev/null && command -v unshare >/dev/null &&
