@@ -73,7 +73,7 @@ BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-seeds
 .PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-stability bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest bench-vsock \
-        bench-sandbox bench-realwork bench-build bench-quick bench-report
+        bench-sandbox bench-realwork bench-build bench-quick bench-report bench-fuse-passthrough
 all: $(O)/stainless
 
 # After all: so that a bare make builds, never installs.
@@ -102,7 +102,7 @@ $(O)/bench/vu_load: $(VU_FRONTEND_SRCS:%.c=$(O)/%.o)
 $(O)/bench/vu_load $(O)/bench/p9_load: $(O)/bench/proc_tree.o
 
 # Host-tier programs that link the library (tests/host/*.sh run them).
-HOST_BINS := $(O)/tests/host/sandbox_escape
+HOST_BINS := $(O)/tests/host/sandbox_escape $(O)/tests/host/fuse_registrar_probe
 $(O)/tests/host/%: $(O)/tests/host/%.o $(O)/libstainless.a
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -171,6 +171,10 @@ bench-vq: $(O)/bench/vq_bench
 # Host FUSE backends side by side (stainless fuse-mount, passthrough_hp, tmpfs).
 bench-fuse: $(O)/stainless $(O)/bench/fuse_meta
 	$(Q)O=$(O) bench/fuse_bench.sh
+
+# fuse-mount --passthrough beside tmpfs and passthrough_hp (bench/fuse_passthrough_bench.sh).
+bench-fuse-passthrough: $(O)/stainless
+	$(Q)O=$(O) bench/fuse_passthrough_bench.sh
 
 # 9p servers side by side (stainless 9p-serve, diod) under bench/p9_load.
 bench-9p: $(O)/stainless $(O)/bench/p9_load

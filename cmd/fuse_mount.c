@@ -17,7 +17,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,7 +33,9 @@
 #include "sandbox/sandbox.h"
 #include "transport/fuse_mount.h"
 #include "transport/fuse_mountpoint.h"
+#include "transport/fuse_registrar.h"
 #include "transport/fuse_uring.h"
+#include "sandbox/seccomp.h"
 
 static int check_dir(const char *what, const char *path)
 {
@@ -46,6 +50,59 @@ static int check_dir(const char *what, const char *path)
 	if (!S_ISDIR(st.st_mode))
 		return fail(EXIT_USAGE, "%s %s: not a directory", what, path);
 	return 0;
+}
+
+/* In the effective set now (the ioctl checks it in the host's user namespace). */
+static bool have_sys_admin(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	return syscall(SYS_capget, &h, d) == 0 && (d[CAP_SYS_ADMIN / 32].effective &
+						   (1u << (CAP_SYS_ADMIN % 32)));
+}
+
+/*
+ * --passthrough's rule: where it cannot be had (no root or no
+ * CAP_SYS_ADMIN, a kernel without it, a share root the registrar cannot
+ * tell from the rest), one line says why and the share is served without
+ * it; the mount works either way. The registrar is forked here, in the
+ * host's namespaces, before the sandbox.
+ */
+static struct fuse_registrar *passthrough_start(const struct fuse_mount_cli *a, int fuse_fd)
+{
+	struct fuse_registrar *reg = NULL;
+
+	if (!a->ma.passthrough)
+		return NULL;
+	if (geteuid() != 0 || !have_sys_admin()) {
+		fail(0, "--passthrough: registering backing files needs root with CAP_SYS_ADMIN; "
+			"serving without it");
+		return NULL;
+	}
+	/* The registrar tells the share's files by their mount: the sandbox's bind mount. */
+	if (a->sbo.mode != SANDBOX_NAMESPACE) {
+		fail(0, "--passthrough: needs --sandbox namespace (the share a mount of its own, "
+			"which the registrar checks files against); serving without it");
+		return NULL;
+	}
+	if (fuse_registrar_start(&reg, fuse_fd, a->dir) < 0)
+		return NULL; /* it said why */
+	sc_allow_registrar_client(true);
+	return reg;
+}
+
+/* In the server, after lockdown: the share's root as this namespace has it. */
+static struct fuse_registrar *passthrough_hello(struct fuse_registrar *reg, const char *root)
+{
+	int r;
+
+	if (!reg || (r = fuse_registrar_hello(reg, root)) == 0)
+		return reg;
+	fail(0, "--passthrough: the registrar refused the share's root (%s: %s; --sandbox "
+		"namespace makes it a mount of its own); serving without it", root, strerror(-r));
+	fuse_registrar_free(reg);
+	return NULL;
 }
 
 /* In the sandbox's supervisor (sandbox.h): the mount is taken down here. */
@@ -111,6 +168,7 @@ int fuse_mount_main(int argc, char **argv)
 	struct fuse_mount_cli a;
 	struct fs_options o;
 	struct fuse_mount_channel *ch = NULL;
+	struct fuse_registrar *reg;
 	struct fuse_mountpoint mp;
 	struct sandbox sb;
 	bool uring, want_uring;
@@ -140,6 +198,7 @@ int fuse_mount_main(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	mounted(&ready);
+	reg = passthrough_start(&a, fd);
 	sandbox_init(&sb, "fuse-mount", &a.sbo);
 	sb.host_ids = true;
 	sb.kernel_ids = true;
@@ -161,9 +220,14 @@ int fuse_mount_main(int argc, char **argv)
 	    (r = sandbox_add_device(&sb, "/dev/fuse")) == 0)
 		r = sandbox_lockdown(&sb);
 	fs_fd_raise_nofile(); /* before the budget is first read; best effort */
+	if (r == 0)
+		reg = passthrough_hello(reg, sandbox_path(&sb, dir));
 	if (r == 0) {
 		r = fuse_server_create_params(&srv, sandbox_path(&sb, dir), &o,
-					      &(struct fuse_server_params){ .io_uring = want_uring });
+					      &(struct fuse_server_params){
+						      .io_uring = want_uring,
+						      .backing = reg ? &fuse_registrar_ops : NULL,
+						      .backing_ctx = reg });
 		if (r)
 			fail(0, "%s: %s", dir, strerror(-r));
 	}
@@ -171,6 +235,7 @@ int fuse_mount_main(int argc, char **argv)
 		if (sb.opts.mode != SANDBOX_NAMESPACE)
 			(void)fuse_mountpoint_close(&mp);
 		fuse_mount_channel_free(ch);
+		fuse_registrar_free(reg);
 		close(fd);
 		return 1;
 	}
@@ -183,6 +248,13 @@ int fuse_mount_main(int argc, char **argv)
 	if (a.cc.stats)
 		fprintf(stderr, "stainless fuse-mount: stats: requests=%llu\n",
 			(unsigned long long)fuse_mount_channel_requests(ch));
+	/* The registrar's counts once the server closed its ids: ids=0 unless one leaked. */
+	struct registrar_answer ra;
+	if (a.cc.stats && reg && fuse_registrar_call(reg, REGISTRAR_STATS, -1, 0, &ra) == 0)
+		fprintf(stderr, "stainless fuse-mount: stats: registrar ids=%u registered=%llu "
+			"refused=%llu\n", ra.ids, (unsigned long long)ra.registered,
+			(unsigned long long)ra.refused);
 	fuse_mount_channel_free(ch);  /* after parked requests got their answers */
+	fuse_registrar_free(reg);     /* after the server closed its ids */
 	return r;
 }

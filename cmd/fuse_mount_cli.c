@@ -10,7 +10,7 @@
 #include "base/exit.h"
 #include "base/fail.h"
 
-enum { K_O = 'o', K_URING = OPT_KEY_BASE, K_BACKGROUND, K_GONE, K_GONE_POLL };
+enum { K_O = 'o', K_URING = OPT_KEY_BASE, K_PASSTHROUGH, K_BACKGROUND, K_GONE, K_GONE_POLL };
 
 static const struct opt_def own[] = {
 	{ NULL, 'o', OPT_VALUE, "OPTIONS", NULL, "comma-separated mount options: the ones below "
@@ -19,6 +19,10 @@ static const struct opt_def own[] = {
 	  "_netdev, x-*) are ignored (repeatable)", NULL, OPT_REPEAT, K_O },
 	{ "uring", 0, OPT_FLAG, NULL, NULL, "serve through FUSE over io_uring where the kernel "
 	  "offers it", NULL, 0, K_URING },
+	{ "passthrough", 0, OPT_FLAG, NULL, NULL, "reads, writes and mappings of open files go "
+	  "from the kernel straight to the share's files (FUSE passthrough, Linux 6.9+; root; "
+	  "not with writeback); where the kernel or the process cannot, one line and served "
+	  "without it", NULL, 0, K_PASSTHROUGH },
 	{ "background", 0, OPT_FLAG, NULL, NULL, "return once the mount is made, the server "
 	  "staying behind (what mount.fuse.stainless uses)", NULL, 0, K_BACKGROUND },
 	/* Serving modes that did not earn their place (README, Benchmarks). */
@@ -102,6 +106,9 @@ int fuse_mount_parse(int argc, char **argv, struct fuse_mount_cli *a)
 		case K_URING:
 			a->ma.uring = true;
 			break;
+		case K_PASSTHROUGH:
+			a->ma.passthrough = true;
+			break;
 		case K_BACKGROUND:
 			a->background = true;
 			break;
@@ -113,6 +120,10 @@ int fuse_mount_parse(int argc, char **argv, struct fuse_mount_cli *a)
 	}
 	if (opt_common_finish(&a->cc, &fuse_mount_cmd))
 		return 0;
+	/* The kernel turns passthrough down beside a writeback cache. */
+	if (a->ma.passthrough && a->opts.writeback && !a->opts.readonly)
+		return fail(EXIT_USAGE, "--passthrough and writeback exclude each other "
+			    "(the kernel allows passthrough only without a writeback cache)");
 	/* --readonly as -o ro: the mount says so too (mountinfo). */
 	if (a->opts.readonly)
 		a->ma.msflags |= MS_RDONLY;

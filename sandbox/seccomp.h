@@ -21,6 +21,7 @@
 #ifndef STAINLESS_SANDBOX_SECCOMP_H
 #define STAINLESS_SANDBOX_SECCOMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -49,6 +50,13 @@ int sc_take_args(int *argc, char **argv, struct sc_opts *o, char *err, size_t er
 /* The role --print-seccomp names, or -EINVAL. Roles that have no thread
  * under cmd (a vCPU in 9p-serve) are still printed: their rules exist. */
 int sc_role_by_name(const char *name);
+
+/*
+ * fuse-mount --passthrough: the serving roles (fuse-reader, fuse-uring)
+ * may talk to the registrar (sendmsg/recvmsg). Before the filters are
+ * built (sandbox_enter()); off by default.
+ */
+void sc_allow_registrar_client(bool on);
 
 /* Writes role's rules under cmd, one per line with its reason. */
 void sc_print_role(FILE *f, enum sc_command cmd, enum fs_role role, enum sc_mode mode);

@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 
 #include "base/creds.h"
+#include "fs/fuse/fuse_wire.h"
 
 #define ARG_EQ(i, v)      { .arg = (i), .op = SCMP_CMP_EQ, .datum_a = (v) }
 #define ARG_BITS(i, m, v) { .arg = (i), .op = SCMP_CMP_MASKED_EQ, .datum_a = (m), .datum_b = (v) }
@@ -425,7 +426,41 @@ static const struct sc_group spawner = GROUP("spawner", spawner_rules);
 static const struct sc_group spawner_socket = GROUP("spawner: socket() beside vsock's",
 						    spawner_socket_rules);
 static const struct sc_group control = GROUP("control", control_rules);
+/*
+ * fuse-mount --passthrough's registrar (transport/fuse_registrar.c): root
+ * with CAP_SYS_ADMIN alone, outside the server's namespaces, holding the
+ * connection's /dev/fuse fd and its socket to the server.
+ */
+static const struct sc_rule registrar_rules[] = {
+	{ SCMP_SYS(recvmsg), .why = "the server's request and the fd it hands in (SCM_RIGHTS)" },
+	{ SCMP_SYS(sendmsg), .why = "the answer: a backing id or an errno" },
+	{ SCMP_SYS(newfstatat), .why = "fstat: is the fd handed in a regular file (the share root: a directory)" },
+	{ SCMP_SYS(fstat), .why = "fstat where glibc calls it by that name" },
+	{ SCMP_SYS(statx), .why = "the fd's mount id and attributes: on the share's mount, not immutable" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(FUSE_DEV_IOC_BACKING_OPEN) },
+	  "register the checked file on the connection" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(FUSE_DEV_IOC_BACKING_CLOSE) },
+	  "close an id it registered, when the server's last handle goes" },
+};
+
+/* The serving threads' side of it, with --passthrough alone (sc_allow_registrar_client). */
+static const struct sc_rule registrar_client_rules[] = {
+	{ SCMP_SYS(sendmsg), 0, 1, { ARG_EQ(2, MSG_NOSIGNAL) },
+	  "OPEN/CREATE: hand the opened file to the registrar; RELEASE: close its id" },
+	{ SCMP_SYS(recvmsg), 0, 1, { ARG_EQ(2, 0) }, "... and take its answer" },
+};
+
+static bool registrar_client;
+
+void sc_allow_registrar_client(bool on)
+{
+	registrar_client = on;
+}
+
 static const struct sc_group relay = GROUP("relay", relay_rules);
+static const struct sc_group registrar_client_group = GROUP("fuse-mount --passthrough: the registrar",
+							    registrar_client_rules);
+static const struct sc_group registrar = GROUP("registrar", registrar_rules);
 static const struct sc_group supervisor = GROUP("supervisor", supervisor_rules);
 static const struct sc_group supervisor_socket = GROUP("supervisor: the server's socket",
 						       supervisor_socket_rules);
@@ -447,6 +482,7 @@ static const struct sc_group *const role_groups[FS_ROLE_COUNT][8] = {
 	[FS_ROLE_VHOST_USER] = { &base, &waits, &queue_setup, &vhost_user, NULL },
 	[FS_ROLE_VSOCK] = { &base, &vsock, NULL },
 	[FS_ROLE_RELAY] = { &base, &relay, NULL },
+	[FS_ROLE_REGISTRAR] = { &base, &registrar, NULL },
 };
 
 /* The control role: what every command's main thread does, then its own. */
@@ -487,6 +523,9 @@ static unsigned add_role(enum fs_role role, const struct sc_group **out, unsigne
 	for (unsigned i = 0; i < 8 && role_groups[role][i]; i++)
 		if (role_groups[role][i] == &server && fs_caps_devices())
 			n = add_groups((const struct sc_group *const[]){ &devices }, 1, out, n, max);
+	if (registrar_client && (role == FS_ROLE_FUSE_READER || role == FS_ROLE_FUSE_URING))
+		n = add_groups((const struct sc_group *const[]){ &registrar_client_group }, 1, out, n,
+			       max);
 	return n;
 }
 
@@ -500,6 +539,10 @@ unsigned sc_policy_groups(enum sc_command cmd, enum fs_role role,
 #ifdef SANITIZER_BUILD
 	n = add_groups((const struct sc_group *const[]){ &sanitizer }, 1, out, n, max);
 #endif
+	if (role == FS_ROLE_CONTROL && cmd == SC_CMD_FUSE_MOUNT && registrar_client)
+		/* Teardown closes the ids left (fuse_server_destroy) and asks for --stats. */
+		n = add_groups((const struct sc_group *const[]){ &registrar_client_group }, 1, out, n,
+			       max);
 	if (role == FS_ROLE_CONTROL)
 		return add_groups(control_groups[cmd], 4, out, n, max);
 	if (role == FS_ROLE_SUPERVISOR)

@@ -75,6 +75,10 @@ static int one_word(const char *w, struct fs_options *o, struct fuse_mount_args 
 		ma->uring = true;
 		return 0;
 	}
+	if (strcmp(w, "passthrough") == 0) {
+		ma->passthrough = true;
+		return 0;
+	}
 	if (strncmp(w, "fsname=", 7) == 0) {
 		if (!w[7] || strlen(w + 7) >= sizeof(ma->fsname) || strpbrk(w + 7, ", \t\n\\"))
 			return fail_msg(err, errlen, -EINVAL, "-o %s: a name of 1 to %zu bytes without ',', "

@@ -2,7 +2,7 @@
 /*
  * fuse-mount's -o list, as a FUSE file system takes one from mount(8),
  * an fstab line or a user: the share's own words (cache=MODE, readonly,
- * xattr, xattr=map, writeback, devices, uring), the kernel's mount flags
+ * xattr, xattr=map, writeback, devices, uring, passthrough), the kernel's mount flags
  * (ro, rw, noatime, nodev, nosuid, noexec, sync, dirsync ...), the FUSE
  * mount's own (allow_other, default_permissions, fsname=), and the words
  * mount(8) and fstab carry for themselves (defaults, noauto, nofail,
@@ -26,6 +26,7 @@ struct fuse_mount_args {
 	unsigned long msflags;   /* mount(2)'s MS_*: nosuid,nodev unless suid/dev */
 	bool allow_other;
 	bool uring;              /* -o uring, as --uring */
+	bool passthrough;        /* -o passthrough, as --passthrough */
 	char fsname[128];        /* mountinfo's source field; "stainless" by default */
 };
 

@@ -22,6 +22,7 @@ struct fuse_dir_rest;
 struct fuse_handle {
 	struct fuse_slot slot;  /* first: the table's bookkeeping */
 	_Atomic bool released;
+	_Atomic bool passthrough; /* holds a use of its inode's backing id (fuse_passthrough.c) */
 	int fd;
 	int flags;              /* open flags as used on the host */
 	fs_nowait_state nowait_off[2]; /* [is_write]: what the file said to RWF_NOWAIT (fs_io.h) */

@@ -70,6 +70,8 @@ struct fuse_server {
 	/* What INIT negotiated (written before initialized is set). */
 	uint32_t minor;
 	bool submounts, killpriv_v2, writeback, posix_locks, flock_locks, io_uring;
+	bool passthrough;         /* FUSE_PASSTHROUGH taken: open replies may name backing ids */
+	struct fuse_pt *pt;       /* fuse_passthrough.c; NULL without params.backing */
 	uint32_t max_write;
 	uint64_t timeout_sec;     /* entry and attr validity */
 	/* Devices seen below the root: a tag keeps their st_ino apart. */
@@ -184,6 +186,16 @@ int fuse_op_interrupt(struct fuse_call *c);
 
 /* fuse_ops_dir.c: reads the next block of the directory last read, if any. */
 bool fuse_dir_read_ahead(struct fuse_server *s);
+
+/* fuse_passthrough.c: backing ids, one per open inode (params.backing) */
+int fuse_passthrough_init(struct fuse_server *s);
+void fuse_passthrough_fini(struct fuse_server *s);
+/* Closes every id (DESTROY, reset): the handles are gone with them. */
+void fuse_passthrough_forget_all(struct fuse_server *s);
+/* An OPEN/CREATE reply for ino's new handle out->fh: FOPEN_PASSTHROUGH where it may. */
+void fuse_passthrough_reply(struct fuse_server *s, struct fuse_inode *ino, struct fuse_open_out *out);
+/* RELEASE of h: its inode's id is closed with the last handle using it. */
+void fuse_passthrough_release(struct fuse_server *s, struct fuse_handle *h);
 
 /* fuse_lock.c */
 int fuse_lock_init(struct fuse_server *s);

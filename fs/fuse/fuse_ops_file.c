@@ -78,6 +78,7 @@ int fuse_op_open(struct fuse_call *c)
 	if (r)
 		return r;
 	out.open_flags = file_open_flags(c->srv);
+	fuse_passthrough_reply(c->srv, c->ino, &out);
 	return fuse_reply(c, &out, sizeof(out));
 }
 
@@ -105,6 +106,8 @@ static int reply_created(struct fuse_call *c, int fd, int fl, const char *name)
 		return -ENOENT; /* forgotten already by a misbehaving client */
 	}
 	r = fuse_handle_add(&c->srv->ht, fd, fl, ino, &out.fh);
+	if (r == 0)
+		fuse_passthrough_reply(c->srv, ino, &out);
 	fuse_inode_put(&c->srv->it, ino);
 	if (r) {
 		fuse_inode_forget(&c->srv->it, e.nodeid, 1);
@@ -187,6 +190,7 @@ int fuse_op_release(struct fuse_call *c)
 		flock(h->fd, LOCK_UN);
 	if (in.release_flags & FUSE_RELEASE_FLUSH)
 		fuse_lock_drop_owner(c->srv, h->inode, in.lock_owner);
+	fuse_passthrough_release(c->srv, h);
 	handle_put(c, h);
 	int r = fuse_handle_release(&c->srv->ht, in.fh, &c->srv->it);
 	return r ? r : fuse_reply(c, NULL, 0);

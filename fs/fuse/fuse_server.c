@@ -64,7 +64,8 @@ static uint64_t init_wants(const struct fuse_server *s)
 		want |= FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO;
 	if (o->cache == FS_CACHE_ALWAYS)
 		want |= FUSE_CACHE_SYMLINKS;
-	if (o->writeback && !o->readonly)
+	/* The kernel refuses passthrough beside a writeback cache. */
+	if (o->writeback && !o->readonly && !s->params.backing)
 		want |= FUSE_WRITEBACK_CACHE;
 	/* The client reads the ACL xattrs, which the xattr policy passes. */
 	if (o->posix_acl && o->xattr)
@@ -107,6 +108,8 @@ static int fuse_op_init(struct fuse_call *c)
 		offered |= (uint64_t)in.flags2 << 32;
 	if (s->params.io_uring)
 		want |= FUSE_OVER_IO_URING;
+	if (s->params.backing)
+		want |= FUSE_PASSTHROUGH;
 	if (want >> 32)
 		want |= FUSE_INIT_EXT;      /* flags2 carries the high half */
 	uint64_t got = want & offered;
@@ -120,6 +123,17 @@ static int fuse_op_init(struct fuse_call *c)
 	out.minor = s->minor;
 	out.max_readahead = in.max_readahead;
 	s->io_uring = got & FUSE_OVER_IO_URING;
+	s->passthrough = got & FUSE_PASSTHROUGH;
+	/*
+	 * The backing files' own stacking: a plain file system (depth 0).
+	 * Depth 1 leaves this mount usable as an overlayfs layer; a share on
+	 * overlayfs gets ELOOP from the kernel and is served the usual way.
+	 */
+	if (s->passthrough)
+		FUSE_INIT_OUT_MAX_STACK_DEPTH(&out) = 1;
+	else if (s->params.backing)
+		fs_log(FS_LOG_WARN, "--passthrough: this kernel does not offer FUSE passthrough "
+		       "(Linux 6.9+, CONFIG_FUSE_PASSTHROUGH); serving without it");
 	out.flags = (uint32_t)got;
 	out.flags2 = (uint32_t)(got >> 32);
 	out.max_background = 64;
@@ -138,6 +152,7 @@ static int fuse_op_destroy(struct fuse_call *c)
 {
 	/* Other queues may still be draining; the tables are reference counted. */
 	fuse_lock_cancel_all(c->srv);
+	fuse_passthrough_forget_all(c->srv);
 	fuse_htable_release_all(&c->srv->ht, &c->srv->it);
 	fuse_itable_forget_all(&c->srv->it);
 	atomic_store(&c->srv->initialized, false);
@@ -451,6 +466,9 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	r = fuse_lock_init(s);
 	if (r)
 		goto err_ht;
+	r = fuse_passthrough_init(s);
+	if (r)
+		goto err_lock;
 	r = fuse_itable_set_root(&s->it, fd, &st);
 	fd = -1; /* the table's now, or closed */
 	if (r)
@@ -461,6 +479,7 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	*out = s;
 	return 0;
 err_lock:
+	fuse_passthrough_fini(s);
 	fuse_lock_fini(s);
 err_ht:
 	fuse_htable_fini(&s->ht);
@@ -487,6 +506,7 @@ int fuse_server_create(struct fuse_server **out, const char *root_dir,
 void fuse_server_reset(struct fuse_server *s)
 {
 	fuse_lock_cancel_all(s);
+	fuse_passthrough_forget_all(s);
 	fuse_htable_release_all(&s->ht, &s->it);
 	fuse_itable_forget_all(&s->it);
 	atomic_store(&s->initialized, false);
@@ -497,6 +517,7 @@ void fuse_server_destroy(struct fuse_server *s)
 	if (!s)
 		return;
 	fuse_server_reset(s);
+	fuse_passthrough_fini(s);
 	fuse_lock_fini(s);
 	fuse_htable_fini(&s->ht);
 	fuse_itable_fini(&s->it);

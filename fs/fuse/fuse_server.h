@@ -72,6 +72,21 @@ struct fuse_dax_ops {
 	int (*remove_mapping)(void *ctx, uint64_t moffset, uint64_t len);
 };
 
+/*
+ * Passthrough hook (fuse-mount --passthrough): with it the server offers
+ * FUSE_PASSTHROUGH at INIT, and when the client takes it, each regular
+ * file an OPEN or CREATE opens is handed to open_backing (the open fd, a
+ * file beneath the share), which answers a backing id > 0 registered on
+ * the connection or -errno (then that open is served the usual way). One
+ * id per inode while it has open handles; close_backing when the last of
+ * them is released. Both may be called from any serving thread; the
+ * server calls them one at a time.
+ */
+struct fuse_backing_ops {
+	int (*open_backing)(void *ctx, int fd);
+	void (*close_backing)(void *ctx, int backing_id);
+};
+
 /* Kernels before 6.14 do not name it; the bit is the same everywhere. */
 #ifndef FUSE_OVER_IO_URING
 #define FUSE_OVER_IO_URING (1ULL << 41)
@@ -90,6 +105,8 @@ struct fuse_server_params {
 	uint32_t max_write;   /* largest WRITE/READ payload offered at INIT */
 	const struct fuse_dax_ops *dax; /* NULL: no DAX window */
 	void *dax_ctx;
+	const struct fuse_backing_ops *backing; /* NULL: no passthrough */
+	void *backing_ctx;
 	/* Offer FUSE_OVER_IO_URING at INIT (fuse-mount's per-CPU rings). */
 	bool io_uring;
 	/* Test only: pretend every RWF_NOWAIT read would block. */
@@ -144,6 +161,9 @@ uint32_t fuse_server_max_request(const struct fuse_server *srv);
 
 /* After INIT: did the client accept FUSE_OVER_IO_URING (params.io_uring)? */
 bool fuse_server_io_uring(const struct fuse_server *srv);
+
+/* After INIT: did the client accept FUSE_PASSTHROUGH (params.backing)? */
+bool fuse_server_passthrough(const struct fuse_server *srv);
 
 /*
  * The one byte budget of the process for directory handles' read-ahead

@@ -9,6 +9,7 @@
 #define STAINLESS_FS_FUSE_FUSE_WIRE_H
 
 #include <linux/fuse.h>
+#include <linux/ioctl.h>
 #include <stdint.h>
 
 #if FUSE_KERNEL_MINOR_VERSION < 39
@@ -79,6 +80,35 @@ struct fuse_supp_groups {
 #define FUSE_NO_EXPORT_SUPPORT    (1ULL << 38)
 #endif
 
+#if FUSE_KERNEL_MINOR_VERSION < 40
+/*
+ * 7.40: FUSE passthrough. The server registers a backing file on the
+ * connection (FUSE_DEV_IOC_BACKING_OPEN on a /dev/fuse fd, CAP_SYS_ADMIN
+ * in the initial user namespace) and names its id in an open reply with
+ * FOPEN_PASSTHROUGH; the kernel then reads, writes and maps that file
+ * itself. INIT says how deep the backing files' own stacking may be.
+ */
+#define FUSE_PASSTHROUGH          (1ULL << 37)
+#define FOPEN_PASSTHROUGH         (1 << 7)
+
+struct fuse_backing_map {
+	int32_t fd;
+	uint32_t flags;           /* must be 0 */
+	uint64_t padding;         /* must be 0 */
+};
+
+#define FUSE_DEV_IOC_BACKING_OPEN  _IOW(FUSE_DEV_IOC_MAGIC, 1, struct fuse_backing_map)
+#define FUSE_DEV_IOC_BACKING_CLOSE _IOW(FUSE_DEV_IOC_MAGIC, 2, uint32_t)
+
+/* The fields 7.40 carved out of reserved space: the first unused word of each. */
+#define FUSE_INIT_OUT_MAX_STACK_DEPTH(o) ((o)->unused[0])
+#define FUSE_OPEN_OUT_BACKING_ID(o)      (*(int32_t *)&(o)->padding)
+#else
+#define FUSE_INIT_OUT_MAX_STACK_DEPTH(o) ((o)->max_stack_depth)
+#define FUSE_OPEN_OUT_BACKING_ID(o)      ((o)->backing_id)
+#endif
+
+_Static_assert(sizeof(struct fuse_backing_map) == 16, "fuse_backing_map");
 _Static_assert(sizeof(struct fuse_sx_time) == 16, "fuse_sx_time");
 _Static_assert(sizeof(struct fuse_statx) == 256, "fuse_statx");
 _Static_assert(sizeof(struct fuse_statx_in) == 24, "fuse_statx_in");

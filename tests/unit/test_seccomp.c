@@ -27,12 +27,14 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include "devices/virtio_rng.h"
+#include "fs/fuse/fuse_wire.h"
 #include "base/thread.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/fake_driver.h"
@@ -124,6 +126,41 @@ static int kill_init(void) { return syscall(SYS_tgkill, 1, 1, 0) < 0; }
 static int poll_now(void) { return poll(NULL, 0, 0) != 0; }
 static int poll_wait(void) { return poll(NULL, 0, 10) != 0; }
 static int recv_call(void) { char c; return !(recv(-1, &c, 1, 0) < 0 && errno == EBADF); }
+/* fuse-mount --passthrough: the registrar's calls and its clients'. */
+static int backing_open_ioctl(void)
+{
+	struct fuse_backing_map map = { .fd = -1 };
+	return !(ioctl(-1, FUSE_DEV_IOC_BACKING_OPEN, &map) < 0 && errno == EBADF);
+}
+static int backing_close_ioctl(void)
+{
+	uint32_t id = 1;
+	return !(ioctl(-1, FUSE_DEV_IOC_BACKING_CLOSE, &id) < 0 && errno == EBADF);
+}
+static int fuse_clone_ioctl(void)
+{
+	uint32_t fd = 0;
+	return !(ioctl(-1, FUSE_DEV_IOC_CLONE, &fd) < 0 && errno == EBADF);
+}
+static int statx_mnt_id(void)
+{
+	struct statx sx;
+	return statx(AT_FDCWD, "/", 0, STATX_MNT_ID, &sx) != 0;
+}
+static int sendmsg_nosignal(void)
+{
+	char c = 0;
+	struct iovec iov = { &c, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	return !(sendmsg(-1, &mh, MSG_NOSIGNAL) < 0 && errno == EBADF);
+}
+static int recvmsg_plain(void)
+{
+	char c;
+	struct iovec iov = { &c, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	return !(recvmsg(-1, &mh, 0) < 0 && errno == EBADF);
+}
 
 static int kill_parent(void) { return kill(getppid(), 0) < 0; }
 static int pidfd_signal(void) { return !(syscall(SYS_pidfd_send_signal, -1, 0, NULL, 0) < 0 && errno == EBADF); }
@@ -150,7 +187,7 @@ static const struct { enum sc_command cmd; enum fs_role role; } every_role[] = {
 	{ SC_CMD_VHOST_USER, FS_ROLE_VHOST_USER }, { SC_CMD_RUN, FS_ROLE_SPAWNER },
 	{ SC_CMD_RUN, FS_ROLE_SUPERVISOR }, { SC_CMD_FUSE_MOUNT, FS_ROLE_SUPERVISOR },
 	{ SC_CMD_9P_SERVE, FS_ROLE_SUPERVISOR }, { SC_CMD_VHOST_USER, FS_ROLE_SUPERVISOR },
-	{ SC_CMD_RUN, FS_ROLE_RELAY },
+	{ SC_CMD_RUN, FS_ROLE_RELAY }, { SC_CMD_FUSE_MOUNT, FS_ROLE_REGISTRAR },
 };
 #define NR_ROLES (sizeof(every_role) / sizeof(every_role[0]))
 
@@ -695,6 +732,47 @@ START_TEST(t_relay)
 }
 END_TEST
 
+/*
+ * fuse-mount --passthrough's registrar: register and close backing files,
+ * check fds, talk on its socket; no other ioctl, no opening, no mounting.
+ */
+START_TEST(t_registrar)
+{
+	enum sc_command c = SC_CMD_FUSE_MOUNT;
+
+	EXPECT_PASSES(c, FS_ROLE_REGISTRAR, backing_open_ioctl);
+	EXPECT_PASSES(c, FS_ROLE_REGISTRAR, backing_close_ioctl);
+	EXPECT_PASSES(c, FS_ROLE_REGISTRAR, statx_mnt_id);
+	EXPECT_PASSES(c, FS_ROLE_REGISTRAR, sendmsg_nosignal);
+	EXPECT_PASSES(c, FS_ROLE_REGISTRAR, recvmsg_plain);
+	EXPECT_SIGSYS(c, FS_ROLE_REGISTRAR, fuse_clone_ioctl);
+	EXPECT_SIGSYS(c, FS_ROLE_REGISTRAR, kvm_run_ioctl);
+	EXPECT_SIGSYS(c, FS_ROLE_REGISTRAR, open_file);
+	EXPECT_SIGSYS(c, FS_ROLE_REGISTRAR, umount_missing);
+	EXPECT_SIGSYS(c, FS_ROLE_REGISTRAR, kill_parent);
+	EXPECT_SIGSYS(c, FS_ROLE_REGISTRAR, recv_call); /* recvfrom: not its call */
+}
+END_TEST
+
+/* The serving threads reach the registrar only with --passthrough, and never register. */
+START_TEST(t_registrar_client)
+{
+	enum sc_command c = SC_CMD_FUSE_MOUNT;
+
+	EXPECT_SIGSYS(c, FS_ROLE_FUSE_READER, sendmsg_nosignal);
+	EXPECT_SIGSYS(c, FS_ROLE_FUSE_URING, recvmsg_plain);
+	sc_allow_registrar_client(true);
+	EXPECT_PASSES(c, FS_ROLE_FUSE_READER, sendmsg_nosignal);
+	EXPECT_PASSES(c, FS_ROLE_FUSE_READER, recvmsg_plain);
+	EXPECT_PASSES(c, FS_ROLE_FUSE_URING, sendmsg_nosignal);
+	EXPECT_PASSES(c, FS_ROLE_CONTROL, sendmsg_nosignal); /* teardown closes the ids left */
+	EXPECT_SIGSYS(c, FS_ROLE_FUSE_READER, backing_open_ioctl);
+	EXPECT_SIGSYS(c, FS_ROLE_FUSE_READER, backing_close_ioctl);
+	EXPECT_SIGSYS(SC_CMD_9P_SERVE, FS_ROLE_P9_CONN, sendmsg_nosignal);
+	sc_allow_registrar_client(false);
+}
+END_TEST
+
 /* The spawner's union is of thread roles: no process role's calls in it. */
 START_TEST(t_spawner_has_no_process_rules)
 {
@@ -727,6 +805,8 @@ static Suite *seccomp_suite(void)
 	tcase_add_test(roles, t_spawner);
 	tcase_add_test(roles, t_supervisor);
 	tcase_add_test(roles, t_relay);
+	tcase_add_test(roles, t_registrar);
+	tcase_add_test(roles, t_registrar_client);
 	tcase_add_test(roles, t_spawner_has_no_process_rules);
 	suite_add_tcase(s, roles);
 	tcase_add_test(threads, t_thread_from_narrower_creator);
