@@ -109,7 +109,7 @@ static bool one(struct vu_dev *d, const uint8_t *msg, size_t len, uint8_t ctl)
 		return false;
 	}
 	rc = vu_dev_handle(d, &m, &reply, &send);
-	if (send && reply.hdr.size > VU_PAYLOAD_MAX)
+	if (send && reply.hdr.size > sizeof(union vu_payload))
 		die("reply larger than any payload");
 	return rc == 0;
 }
