@@ -29,6 +29,11 @@ timeout 120 "$T/client" "$T/sock" "$T/share" test -- \
 	$STAINLESS vhost-user-fs --socket-path "$T/sock" --shared-dir "$T/share" \
 	--dax-window 64M 2>"$T/err" || { tail -n 5 "$T/err"; fail "vu_dax test"; }
 
+rm -f "$T/sock"
+timeout 60 "$T/client" "$T/sock" "$T/share" nowin -- \
+	$STAINLESS vhost-user-fs --socket-path "$T/sock" --shared-dir "$T/share" \
+	--dax-window 64M 2>"$T/err.nowin" || { tail -n 5 "$T/err.nowin"; fail "vu_dax nowin"; }
+
 for bad in 0 1M 3M 65G junk; do
 	if $STAINLESS vhost-user-fs --socket-path "$T/sock2" --shared-dir "$T/share" \
 		--dax-window "$bad" 2>"$T/bad.err"; then

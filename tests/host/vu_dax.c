@@ -7,6 +7,7 @@
  *
  *   vu_dax SOCKET SHARE test  -- BACKEND [ARGS...]
  *   vu_dax SOCKET SHARE bench ROUNDS -- BACKEND [ARGS...]
+ *   vu_dax SOCKET SHARE nowin -- BACKEND [ARGS...]
  *
  * SHARE holds data (4 MiB), other (4 KiB) and the directory sub. test:
  * FUSE SETUPMAPPING of data read through the window equals the file; the
@@ -22,7 +23,8 @@
  * bench: read4k at random offsets of data, through the mapped window
  * (a load from the page cache: what a DAX guest does) and through FUSE
  * READ (a request each), ROUNDS interleaved rounds; one line with the
- * medians.
+ * medians. nowin: a frontend that does not offer SHMEM gets no window:
+ * SETUPMAPPING answers ENOSYS, as without --dax-window.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -366,8 +368,9 @@ int main(int argc, char **argv)
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		;
-	if (argc < 5 || i + 1 >= argc || (strcmp(argv[3], "test") && strcmp(argv[3], "bench"))) {
-		fprintf(stderr, "usage: vu_dax SOCKET SHARE test|bench ROUNDS -- BACKEND [ARGS...]\n");
+	if (argc < 5 || i + 1 >= argc ||
+	    (strcmp(argv[3], "test") && strcmp(argv[3], "bench") && strcmp(argv[3], "nowin"))) {
+		fprintf(stderr, "usage: vu_dax SOCKET SHARE test|bench ROUNDS|nowin -- BACKEND [ARGS...]\n");
 		return 2;
 	}
 	share = argv[2];
@@ -376,6 +379,18 @@ int main(int argc, char **argv)
 	read_share();
 	spawn(argv + i + 1);
 	connect_backend(argv[1]);
+	if (!strcmp(argv[3], "nowin")) {
+		if ((r = vu_setup(&fe, 16 * MiB, 0)) || (r = vu_fuse_req_alloc(&fe, &rq, 4096)) ||
+		    (r = vu_fuse_init(&fe, &rq, VU_FUSE_LINUX_FLAGS, &io)))
+			fail("set-up without SHMEM", r);
+		r = setup(lookup("data"), 0, 2 * MiB, 0, FUSE_SETUPMAPPING_FLAG_READ);
+		if (r != -ENOSYS)
+			fail("SETUPMAPPING without SHMEM did not answer ENOSYS", r);
+		ok("a frontend without SHMEM: SETUPMAPPING answers ENOSYS");
+		vu_close(&fe);
+		waitpid(backend, &st, 0);
+		return 0;
+	}
 	vu_shmem_fe_attach(&fe, &sh);
 	sh.fd_check = fd_is_expected;
 	if ((r = vu_setup(&fe, 16 * MiB, 0)) || (r = vu_fuse_req_alloc(&fe, &rq, 4096)) ||
