@@ -8,4 +8,4 @@ LIB_SRCS += transport/p9_conn.c
 LIB_SRCS += transport/vhost_user.c transport/vhost_user_mem.c transport/vhost_user_ring.c \
             transport/vhost_user_dev.c transport/vhost_user_shmem.c \
             transport/unix_listen.c
-UNIT_TESTS += test_vhost_user test_vhost_user_dev test_vu_efd
+UNIT_TESTS += test_vhost_user test_vhost_user_dev test_vu_efd test_vhost_user_shmem

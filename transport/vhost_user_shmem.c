@@ -20,6 +20,7 @@ int vu_shmem_init(struct vu_shmem *s, uint64_t size)
 	if (size == 0 || size % VU_SHMEM_PAGE)
 		return -EINVAL;
 	s->size = size;
+	s->ack_ms = VU_SHMEM_ACK_MS;
 	pthread_mutex_init(&s->lock, NULL);
 	return 0;
 }
@@ -45,6 +46,7 @@ void vu_shmem_set_channel(struct vu_shmem *s, int fd)
 	if (s->sock >= 0)
 		close(s->sock);
 	s->sock = fd;
+	s->lost = false;
 	s->nmaps = 0;
 	pthread_mutex_unlock(&s->lock);
 }
@@ -62,6 +64,7 @@ static int lose_channel(struct vu_shmem *s, const char *why)
 	virtio_log("vhost-user-fs", "DAX: backend channel %s; no more mappings", why);
 	close(s->sock);
 	s->sock = -1;
+	s->lost = true;
 	s->nmaps = 0;
 	return -EIO;
 }
@@ -96,13 +99,13 @@ static int send_request(int sock, uint32_t req, const struct vu_mmap *mm, int fd
 
 /* len bytes within the ack's deadline; fds a frontend sends along are dropped
  * by recv() (no control buffer). 0 or -EIO. */
-static int recv_timed(int sock, void *buf, size_t len)
+static int recv_timed(int sock, void *buf, size_t len, int ms)
 {
 	struct pollfd p = { .fd = sock, .events = POLLIN };
 	size_t got = 0;
 
 	while (got < len) {
-		int r = poll(&p, 1, VU_SHMEM_ACK_MS);
+		int r = poll(&p, 1, ms);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -128,12 +131,12 @@ static int call(struct vu_shmem *s, uint32_t req, const struct vu_mmap *mm, int 
 		return -EIO;
 	if (send_request(s->sock, req, mm, fd) < 0)
 		return lose_channel(s, "closed");
-	if (recv_timed(s->sock, &h, sizeof(h)) < 0)
+	if (recv_timed(s->sock, &h, sizeof(h), s->ack_ms) < 0)
 		return lose_channel(s, "gave no answer in time");
 	if (h.request != req || (h.flags & (VU_FLAG_VERSION | VU_FLAG_REPLY)) !=
 	    (VU_VERSION | VU_FLAG_REPLY) || h.size != sizeof(status))
 		return lose_channel(s, "answered out of step");
-	if (recv_timed(s->sock, &status, sizeof(status)) < 0)
+	if (recv_timed(s->sock, &status, sizeof(status), s->ack_ms) < 0)
 		return lose_channel(s, "gave no answer in time");
 	if (status)
 		return -EREMOTEIO;
@@ -208,7 +211,7 @@ static int shmem_map(void *ctx, int fd, uint64_t foffset, uint64_t len, uint64_t
 	pthread_mutex_lock(&s->lock);
 	i = s->sock < 0 ? -3 : find(s, moffset, len);
 	if (i == -3)
-		r = -ENOSYS;          /* no frontend maps this window (yet) */
+		r = s->lost ? -EIO : -ENOSYS;   /* lost, or no frontend maps it (yet) */
 	else if (i == -2)
 		r = -EBUSY;           /* the protocol refuses maps over maps */
 	else if (i >= 0)

@@ -47,6 +47,8 @@ struct vu_shmem {
 	pthread_mutex_t lock;
 	uint64_t size;               /* the window's bytes */
 	int sock;                    /* the backend channel; -1: none (yet, or lost) */
+	bool lost;                   /* it was lost: mappings fail with EIO */
+	int ack_ms;                  /* VU_SHMEM_ACK_MS; tests shorten it */
 	unsigned nmaps;
 	struct vu_shmem_range map[VU_SHMEM_MAX_MAPS];
 	uint64_t sent;               /* requests the frontend acknowledged (tests, the log) */
