@@ -6,8 +6,9 @@
 # window it reserved. SETUPMAPPING reads through the window equal the file;
 # malformed ranges, overlaps, directories and partial REMOVEMAPPINGs are
 # answered with an error and never forwarded; a flood stops at the bound;
-# the frontend itself refuses what a hostile backend could send. Then the
-# option's bad values, and a frontend without SHMEM gets no window.
+# the frontend itself refuses what a hostile backend could send. Then a
+# frontend without SHMEM gets no window, a backend without --dax-window
+# offers none, and the option's bad values are refused.
 set -u
 : "${STAINLESS:?set STAINLESS to the stainless binary}"
 CC=${CC:-cc}
@@ -33,6 +34,15 @@ rm -f "$T/sock"
 timeout 60 "$T/client" "$T/sock" "$T/share" nowin -- \
 	$STAINLESS vhost-user-fs --socket-path "$T/sock" --shared-dir "$T/share" \
 	--dax-window 64M 2>"$T/err.nowin" || { tail -n 5 "$T/err.nowin"; fail "vu_dax nowin"; }
+
+rm -f "$T/sock"
+if timeout 60 "$T/client" "$T/sock" "$T/share" test -- \
+	$STAINLESS vhost-user-fs --socket-path "$T/sock" --shared-dir "$T/share" >"$T/out.nodax" 2>&1; then
+	fail "a backend without --dax-window offered a window"
+fi
+grep -q "the backend does not offer SHMEM" "$T/out.nodax" ||
+	fail "without --dax-window: $(tail -n 3 "$T/out.nodax")"
+echo "ok: without --dax-window the backend offers no SHMEM"
 
 for bad in 0 1M 3M 65G junk; do
 	if $STAINLESS vhost-user-fs --socket-path "$T/sock2" --shared-dir "$T/share" \
