@@ -190,8 +190,8 @@ static int fd_ok(int fd, bool writable)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	if (writable && (fl & O_ACCMODE) != O_RDWR)
-		return -EACCES;
+	if ((fl & O_ACCMODE) == O_WRONLY || (writable && (fl & O_ACCMODE) != O_RDWR))
+		return -EACCES;   /* the frontend's mmap would fail on it */
 	return 0;
 }
 

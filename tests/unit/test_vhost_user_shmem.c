@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -165,6 +166,7 @@ END_TEST
 START_TEST(t_bad_requests_are_never_sent)
 {
 	int ro = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	char wo_path[64];
 
 	ck_assert_int_eq(map(file_fd, 0, 2 * MiB, 0, false), 0);
 	ck_assert_int_eq(map(file_fd, 0, 2 * MiB, 63 * MiB, false), -EINVAL);   /* past the end */
@@ -179,6 +181,11 @@ START_TEST(t_bad_requests_are_never_sent)
 	ck_assert_int_eq(map(dir_fd, 0, 4096, 8 * MiB, false), -EINVAL);        /* a directory */
 	ck_assert_int_ge(ro, 0);
 	ck_assert_int_eq(map(ro, 0, 4096, 8 * MiB, true), -EACCES);             /* read-only fd */
+	close(ro);
+	snprintf(wo_path, sizeof(wo_path), "/proc/self/fd/%d", file_fd);
+	ro = open(wo_path, O_WRONLY | O_CLOEXEC);   /* the same file, write-only */
+	ck_assert_int_ge(ro, 0);
+	ck_assert_int_eq(map(ro, 0, 4096, 8 * MiB, false), -EACCES);            /* write-only fd */
 	ck_assert_int_eq(unmap(0, 4096), -EINVAL);                              /* part of one */
 	ck_assert_int_eq(unmap(8 * MiB, 4096), -EINVAL);                        /* none there */
 	ck_assert_int_eq(unmap(64 * MiB, 4096), -EINVAL);
