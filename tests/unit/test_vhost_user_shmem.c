@@ -24,7 +24,7 @@
 
 #define MiB (1ull << 20)
 
-enum answer { ACK, REFUSE, SILENT, WRONG_REQUEST };
+enum answer { ACK, REFUSE, SILENT, WRONG_REQUEST, ACK_WITH_FD };
 
 static struct vu_shmem s;
 static int fe_sock = -1;          /* the frontend's end */
@@ -67,6 +67,39 @@ static int recv_one(void)
 	return 0;
 }
 
+/* A hostile frontend's ack that carries an fd (a fresh pipe's read end). */
+static void send_with_fd(const void *buf, size_t len)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
+			     .msg_controllen = sizeof(ctl.b) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &p[0], sizeof(int));
+	(void)!sendmsg(fe_sock, &mh, MSG_NOSIGNAL);
+	close(p[0]);
+	close(p[1]);
+}
+
+static int count_fds(void)
+{
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
 static void *frontend(void *arg)
 {
 	(void)arg;
@@ -78,6 +111,10 @@ static void *frontend(void *arg)
 			continue;
 		if (mode == WRONG_REQUEST)
 			r.h.request = 77;
+		if (mode == ACK_WITH_FD) {
+			send_with_fd(&r, sizeof(r));
+			continue;
+		}
 		if (send(fe_sock, &r, sizeof(r), MSG_NOSIGNAL) != sizeof(r))
 			break;
 	}
@@ -248,6 +285,50 @@ START_TEST(t_an_answer_out_of_step_loses_the_channel)
 }
 END_TEST
 
+/* Whatever fds a frontend sends along with its acks never stay open here. */
+START_TEST(t_fds_in_an_ack_are_dropped)
+{
+	int before;
+
+	mode = ACK_WITH_FD;
+	before = count_fds();
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(map(file_fd, 0, 4096, (uint64_t)i * 4096, false), 0);
+	/* One plain round trip more: the frontend has closed its own pipes. */
+	mode = ACK;
+	ck_assert_int_eq(map(file_fd, 0, 4096, 8 * 4096, false), 0);
+	ck_assert_int_eq(count_fds(), before);
+}
+END_TEST
+
+static void *mapper(void *arg)
+{
+	uint64_t base = (uint64_t)(uintptr_t)arg;
+
+	for (unsigned i = 0; i < VU_SHMEM_MAX_MAPS / 2; i++)
+		if (map(file_fd, 0, 4096, base + (uint64_t)i * 4096, false))
+			return (void *)1;
+	return NULL;
+}
+
+/* Two queue workers mapping at once: each request alone on the channel. */
+START_TEST(t_two_workers_at_once)
+{
+	pthread_t a, b;
+	void *ra, *rb;
+
+	ck_assert_int_eq(pthread_create(&a, NULL, mapper, (void *)(uintptr_t)0), 0);
+	ck_assert_int_eq(pthread_create(&b, NULL, mapper, (void *)(uintptr_t)(32 * MiB)), 0);
+	pthread_join(a, &ra);
+	pthread_join(b, &rb);
+	ck_assert_ptr_null(ra);
+	ck_assert_ptr_null(rb);
+	ck_assert_uint_eq(s.nmaps, VU_SHMEM_MAX_MAPS);
+	ck_assert_uint_eq(received, VU_SHMEM_MAX_MAPS);
+	ck_assert_uint_eq(s.sent, VU_SHMEM_MAX_MAPS);
+}
+END_TEST
+
 START_TEST(t_reset_forgets_the_table)
 {
 	ck_assert_int_eq(map(file_fd, 0, 2 * MiB, 0, false), 0);
@@ -284,6 +365,8 @@ int main(void)
 	tcase_add_test(tc, t_a_refusal_keeps_the_channel);
 	tcase_add_test(tc, t_a_silent_frontend_loses_the_channel);
 	tcase_add_test(tc, t_an_answer_out_of_step_loses_the_channel);
+	tcase_add_test(tc, t_fds_in_an_ack_are_dropped);
+	tcase_add_test(tc, t_two_workers_at_once);
 	tcase_add_test(tc, t_reset_forgets_the_table);
 	tcase_add_test(tc, t_no_channel_no_window);
 	suite_add_tcase(suite, tc);
