@@ -195,13 +195,29 @@ static int fd_ok(int fd, bool writable)
 	return 0;
 }
 
+/* Room at [moffset, moffset+len) under the lock: 0, or why not. Exactly
+ * a live range is made room for by unmapping it (replaced, not overlapped). */
+static int make_room(struct vu_shmem *s, uint64_t moffset, uint64_t len)
+{
+	int i;
+
+	if (s->sock < 0)
+		return s->lost ? -EIO : -ENOSYS;   /* lost, or no frontend maps it (yet) */
+	i = find(s, moffset, len);
+	if (i == -2)
+		return -EBUSY;                      /* the protocol refuses maps over maps */
+	if (i >= 0)
+		return unmap_one(s, i);
+	return s->nmaps == VU_SHMEM_MAX_MAPS ? -ENOSPC : 0;
+}
+
 static int shmem_map(void *ctx, int fd, uint64_t foffset, uint64_t len, uint64_t moffset,
 		     bool writable)
 {
 	struct vu_shmem *s = ctx;
 	struct vu_mmap mm = { .fd_offset = foffset, .shm_offset = moffset, .len = len,
 			      .flags = writable ? VU_MMAP_RW : 0 };
-	int i, r;
+	int r;
 
 	if (!range_ok(s, moffset, len) || foffset % VU_SHMEM_PAGE || foffset > INT64_MAX - len)
 		return -EINVAL;
@@ -209,15 +225,7 @@ static int shmem_map(void *ctx, int fd, uint64_t foffset, uint64_t len, uint64_t
 	if (r)
 		return r;
 	pthread_mutex_lock(&s->lock);
-	i = s->sock < 0 ? -3 : find(s, moffset, len);
-	if (i == -3)
-		r = s->lost ? -EIO : -ENOSYS;   /* lost, or no frontend maps it (yet) */
-	else if (i == -2)
-		r = -EBUSY;           /* the protocol refuses maps over maps */
-	else if (i >= 0)
-		r = unmap_one(s, i);  /* the same range again: replace it */
-	if (r == 0 && s->nmaps == VU_SHMEM_MAX_MAPS)
-		r = -ENOSPC;
+	r = make_room(s, moffset, len);
 	if (r == 0)
 		r = call(s, VU_BACKEND_SHMEM_MAP, &mm, fd);
 	if (r == 0)
