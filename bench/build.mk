@@ -7,4 +7,4 @@ BENCHES += bootmeter
 # with the host tests) sending FUSE requests to any backend.
 BENCHES += vu_load
 # (linked in by the Makefile: a rule here would become the default goal)
-VU_FRONTEND_SRCS := tests/vhost/vu_frontend.c tests/vhost/vu_fuse.c
+VU_FRONTEND_SRCS := tests/vhost/vu_frontend.c tests/vhost/vu_fuse.c tests/vhost/vu_shmem.c

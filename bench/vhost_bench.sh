@@ -24,7 +24,9 @@
 # it and its children, all threads, from /proc) and p50/p99 latency, with
 # ratios to the C virtiofsd's better mode in the same run. Beside read4k at
 # QD16: a bare pread(2) + 4 KiB copy loop on the same file, the ceiling of
-# one core (the issue's stretch: a backend at >= 50% of it).
+# one core (the issue's stretch: a backend at >= 50% of it). Beside read4k
+# at QD1: the same offsets copied out of the DAX window stainless maps with
+# --dax-window (dax-window: no request at all; docs/dax.md).
 #
 # The C virtiofsd's pool threads call sched_getaffinity from glibc's malloc
 # arena code, which its own seccomp filter kills (SIGSYS); MALLOC_ARENA_MAX=8
@@ -92,6 +94,8 @@ start_backend() {
 	rm -f "$sock"
 	case $b in
 	stainless) "$STAINLESS" vhost-user-fs --socket-path "$sock" --shared-dir "$SHARE" 2>>"$T/$b.err" & ;;
+	stainless-dax) "$STAINLESS" vhost-user-fs --socket-path "$sock" --shared-dir "$SHARE" \
+		--dax-window 64M 2>>"$T/$b.err" & ;;
 	stainless-base) "$BASE" vhost-user-fs --socket-path "$sock" --shared-dir "$SHARE" 2>>"$T/$b.err" & ;;
 	vfsd-t*) MALLOC_ARENA_MAX=8 "$VIRTIOFSD" --socket-path="$sock" -o source="$SHARE" \
 		--thread-pool-size="${b#vfsd-t}" 2>>"$T/$b.err" & ;;
@@ -142,6 +146,18 @@ for round in $(seq "$ROUNDS"); do
 	order=$(rotate "$round")
 	res=$("$LOAD" --op pread4k --path "$SHARE/file" $RUNFOR 2>&1 | tail -n 1)
 	echo "vhost $round read4k-qd16 pread-loop $res" >>"$RAW"
+	# read4k's offsets copied out of the DAX window the backend mapped
+	# (docs/dax.md): no request. Only stainless has one.
+	if start_backend stainless-dax "$T/dax.sock"; then
+		res=$(timeout $(( ${SECONDS_PER%.*} + 60 )) "$LOAD" --socket "$T/dax.sock" --op dax4k \
+			--file file $RUNFOR --backend-pid "$PID" 2>&1 | tail -n 1)
+		backend_exit
+		case $res in op=*) ;; *) res="FAILED: $res" ;; esac
+		echo "vhost $round read4k-qd1 dax-window $res${END:+ backend=$END}" >>"$RAW"
+	else
+		echo "vhost $round read4k-qd1 dax-window FAILED: no socket" >>"$RAW"
+		stop_backend
+	fi
 	for spec in $SPECS; do
 		op=${spec%%:*} qd=${spec#*:} files=1
 		case $qd in *:*) files=${qd#*:} qd=${qd%%:*} ;; esac
@@ -165,13 +181,14 @@ done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 results_kv "$RAW" vhost "ops_per_s=ops_s:higher backend_cpu_us_per_op=cpu_us_op:lower p50_us=p50_us:lower p99_us=p99_us:lower"
-results_meta systems $BACKENDS pread-loop
+results_meta systems $BACKENDS pread-loop dax-window
 results_meta rows $ROWS
 results_meta anchor "$(echo $ANCHOR | tr ' ' '|')"
 results_meta judge $JUDGE
 results_meta note "Our frontend: memfd memory table; split rings of 128; EVENT_IDX; kick/call eventfds; the share on tmpfs; a fresh backend per sample; $SAY_RUN per sample; $ROUNDS interleaved rounds."
 results_meta note "vfsd-tN = QEMU's C virtiofsd (qemu-system-common $(dpkg-query -W -f '${Version}' qemu-system-common 2>/dev/null)) with --thread-pool-size=N; readdirplus counts entries of a 10k-entry directory; create = CREATE + RELEASE + UNLINK (+ FORGET); NAME-4f-qd4 = 4 in flight on 4 files."
 results_meta note "pread-loop = a bare pread(2) + 4 KiB copy loop on the same file: the ceiling of one core."
+results_meta note "dax-window (read4k-qd1) = stainless vhost-user-fs --dax-window 64M: the file SETUPMAPPINGed into the window our frontend mapped (VHOST_USER_PROTOCOL_F_SHMEM), then 4 KiB copies out of it, no request (docs/dax.md)."
 [ -z "$SKIPPED" ] || results_meta note "$SKIPPED"
 results_close
 samples() { # $1: the key=value field to tabulate
@@ -206,6 +223,13 @@ PREAD_T=$(samples ops_per_s | awk -v loop="${PREAD:-0}" -v cols="$BACKENDS" '
 				C[i] == "stainless" ? (m >= loop / 2 ? "  (stretch reached)" : "  (stretch: 50%)") : ""
 		}
 	}')
+# The DAX window beside read4k-qd1: the same offsets, no request (docs/dax.md).
+DAX_T=$(samples ops_per_s | awk '
+	$1 == "read4k-qd1" && ($2 == "dax-window" || $2 == "stainless") { v[$2, ++n[$2]] = $3 }
+	function med(k, c) { c = n[k]; return c % 2 ? v[k, (c + 1) / 2] : (v[k, c / 2] + v[k, c / 2 + 1]) / 2 }
+	END { if (n["dax-window"] && n["stainless"])
+		printf "read4k-qd1 through the DAX window (--dax-window 64M, no request): %.0f ops/s = %.0fx stainless READ\n",
+			med("dax-window"), med("dax-window") / med("stainless") }')
 FAILS=$(grep -c -e ' FAILED' -e ' backend=' "$RAW")
 
 mkdir -p "$OUT"
@@ -226,6 +250,7 @@ REPORT=$(
 	echo "## ops/s (higher is better; verdict: stainless against the issue's targets)"
 	echo "$OPS_T"
 	echo "$PREAD_T"
+	[ -z "$DAX_T" ] || echo "$DAX_T"
 	echo
 	echo "## backend CPU-µs per op (lower is better)"
 	echo "$CPU_T"

@@ -17,7 +17,11 @@
  * is per request), create (CREATE + RELEASE + UNLINK of a new name in
  * --new-dir, then FORGET on the hiprio queue; latency is per triple).
  * pread4k: no backend, a bare pread(2) + 4 KiB copy loop on FILE, the
- * ceiling a backend's 4k read is held against. Exits non-zero on any error.
+ * ceiling a backend's 4k read is held against. dax4k: the backend's DAX
+ * window (`stainless vhost-user-fs --dax-window`, tests/vhost/vu_shmem.c):
+ * --file SETUPMAPPINGed into it in 2 MiB chunks (at most the window), then
+ * the same random 4 KiB reads as read4k, each a copy out of the mapped
+ * window, as a DAX guest reads: no request. Exits non-zero on any error.
  *
  * --queues Q: Q request queues, one frontend thread each (a guest's CPUs,
  * each on its own queue), sharing the total depth --qd between them (QD16
@@ -43,16 +47,18 @@
 
 #include "bench/proc_tree.h"
 #include "tests/vhost/vu_fuse.h"
+#include "tests/vhost/vu_shmem.h"
 
 #define MAXQD 32
 #define NFORGET 64
 
-enum op { OP_READ, OP_WRITE, OP_GETATTR, OP_LOOKUP, OP_READDIRPLUS, OP_CREATE, OP_PREAD };
+enum op { OP_READ, OP_WRITE, OP_GETATTR, OP_LOOKUP, OP_READDIRPLUS, OP_CREATE, OP_PREAD, OP_DAX };
 static const char *const op_names[] = {
 	[OP_READ] = "read4k", [OP_WRITE] = "write4k", [OP_GETATTR] = "getattr",
 	[OP_LOOKUP] = "lookup", [OP_READDIRPLUS] = "readdirplus", [OP_CREATE] = "create",
-	[OP_PREAD] = "pread4k",
+	[OP_PREAD] = "pread4k", [OP_DAX] = "dax4k",
 };
+static struct vu_shmem_fe shmem;   /* dax4k's window */
 
 struct lane;
 
@@ -221,6 +227,7 @@ static void prep(struct slot *s)
 		}
 		break;
 	case OP_PREAD:
+	case OP_DAX:
 		break;
 	}
 }
@@ -329,6 +336,8 @@ static void set_up(void)
 
 	if ((err = vu_connect(&fe, cfg.sock)))
 		die("vhost-user connect", err);
+	if (cfg.op == OP_DAX)
+		vu_shmem_fe_attach(&fe, &shmem);
 	if ((err = vu_setup_queues(&fe, 16 << 20, 0, (unsigned)cfg.queues)) == -ENOTSUP) {
 		fprintf(stderr, "vu_load: the backend does not offer %d request queues\n", cfg.queues);
 		exit(3);
@@ -478,9 +487,41 @@ static void run_pread(void)
 	close(fd);
 }
 
+/* The file mapped into the window, 2 MiB at a time, then read4k's offsets from it. */
+static void run_dax(void)
+{
+	static uint8_t dst[4096];
+	struct vu_fuse_req *r = &slots[0].r;
+	uint64_t len = file_blocks * 4096 < shmem.size ? file_blocks * 4096 : shmem.size;
+
+	len &= ~((2ull << 20) - 1);
+	if (!len)
+		die("dax4k needs a file of 2 MiB at least", 0);
+	for (uint64_t off = 0; off < len; off += 2ull << 20) {
+		struct fuse_setupmapping_in in = { .fh = UINT64_MAX, .foffset = off, .len = 2ull << 20,
+						   .flags = FUSE_SETUPMAPPING_FLAG_READ, .moffset = off };
+		int err;
+
+		vu_fuse_prep(r, FUSE_SETUPMAPPING, file_nodeid, &in, sizeof(in), NULL, 0, 0, 0, 0);
+		if ((err = vu_fuse_call(&fe, r)) < 0)
+			die("SETUPMAPPING", err);
+	}
+	file_blocks = len / 4096;
+	lanes[0].rng = 0x9e3779b97f4a7c15ull;
+	for (uint64_t end = now_ns() + (uint64_t)(cfg.seconds * 1e9), t = now_ns();
+	     t < end && (!cfg.max_ops || ops < cfg.max_ops);) {
+		memcpy(dst, shmem.win + rand_off(&lanes[0]), 4096);
+		__asm__ volatile("" : : "r"(dst) : "memory");
+		uint64_t t1 = now_ns();
+		hist_add(hist, t1 - t);
+		t = t1;
+		ops++, bytes += 4096;
+	}
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: vu_load --socket PATH --op read4k|write4k|getattr|lookup|readdirplus|create\n"
+	fprintf(stderr, "usage: vu_load --socket PATH --op read4k|write4k|getattr|lookup|readdirplus|create|dax4k\n"
 			"               [--qd N] [--queues Q] [--files F] [--seconds S | --ops N] [--backend-pid PID]\n"
 			"               [--file NAME] [--dir NAME] [--new-dir NAME]\n"
 			"       vu_load --op pread4k --path FILE [--seconds S | --ops N]\n");
@@ -521,7 +562,7 @@ static void parse(int argc, char **argv)
 	if (op < 0 || cfg.qd < 1 || cfg.qd > MAXQD || cfg.seconds <= 0 ||
 	    cfg.queues < 1 || cfg.queues > VU_MAX_QUEUES - 1 || cfg.qd < cfg.queues ||
 	    cfg.files < 1 || cfg.files > cfg.qd ||
-	    (cfg.queues > 1 && (op == OP_CREATE || op == OP_PREAD)) ||
+	    (cfg.queues > 1 && (op == OP_CREATE || op == OP_PREAD || op == OP_DAX)) ||
 	    (op == OP_PREAD ? !cfg.path : !cfg.sock))
 		usage();
 	cfg.op = (enum op)op;
@@ -535,11 +576,18 @@ int main(int argc, char **argv)
 	long hz = sysconf(_SC_CLK_TCK);
 	uint64_t ticks0 = cfg.backend ? tree_ticks(cfg.backend) : 0;
 	double cpu0 = client_cpu_s(), t0 = (double)now_ns() / 1e9;
-	cfg.op == OP_PREAD ? run_pread() : run_backend();
+	if (cfg.op == OP_PREAD)
+		run_pread();
+	else if (cfg.op == OP_DAX)
+		run_dax();
+	else
+		run_backend();
 	double secs = (double)now_ns() / 1e9 - t0, cpu = client_cpu_s() - cpu0;
 	double backend_us = cfg.backend ? (double)(tree_ticks(cfg.backend) - ticks0) * 1e6 / (double)hz : -1;
 	if (cfg.op != OP_PREAD)
 		vu_close(&fe);
+	if (cfg.op == OP_DAX)
+		vu_shmem_fe_close(&shmem);
 	if (!ops)
 		die("no op completed", 0);
 	printf("op=%s qd=%d queues=%d seconds=%.2f ops=%llu ops_per_s=%.0f mib_per_s=%.1f requests=%llu "

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,6 +130,16 @@ static int parse_one(struct vu_fs_config *c, int opt, const char *v, char *err, 
 			return fail_msg(err, errlen, -EINVAL, "--fd '%s': not a file descriptor number", v);
 		c->fd = (int)n;
 		return 0;
+	case VU_K_DAX_WINDOW: {
+		char word[64];
+		const char *why;
+
+		snprintf(word, sizeof(word), "dax=%s", v);
+		if (fs_options_parse_word(&c->opts, word, false, &why) < 0)
+			return fail_msg(err, errlen, -EINVAL, "--dax-window '%s': must be a size, "
+					"a multiple of 2M, at most 64G", v);
+		return 0;
+	}
 	case VU_K_RLIMIT:
 		/* 0 leaves the limit as it is, as virtiofsd's does. */
 		if (parse_ulong(v, 1u << 30, &n) < 0)

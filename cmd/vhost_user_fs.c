@@ -33,6 +33,7 @@
 #include "transport/unix_listen.h"
 #include "cmd/vhost_user_cli.h"
 #include "transport/vhost_user_dev.h"
+#include "transport/vhost_user_shmem.h"
 
 
 /*
@@ -281,6 +282,9 @@ static void print_stats(const struct vu_fs_config *c, const struct virtio_dev *v
 	fprintf(stderr, "%s\n", line);
 }
 
+/* --dax-window: the window is the frontend's; its channel is this (docs/dax.md). */
+static struct vu_shmem dax;
+
 static int serve(const struct vu_fs_config *c, struct virtio_dev *vdev, int lfd, int sfd)
 {
 	struct vu_dev d;
@@ -298,6 +302,8 @@ static int serve(const struct vu_fs_config *c, struct virtio_dev *vdev, int lfd,
 		return 0;
 	vu_dev_init(&d, vdev, c->tag != NULL);
 	d.trace = c->log_level >= VU_LOG_DEBUG;
+	if (c->opts.dax_size)
+		vu_dev_set_shmem(&d, &dax);
 	rc = vu_serve(&d, conn, sfd);
 	vu_dev_release(&d);
 	close(conn);
@@ -353,8 +359,11 @@ int vhost_user_fs_main(int argc, char **argv)
 		return 1;
 	}
 	fs_fd_raise_nofile();
-	rc = virtio_fs_create(&vdev, c.tag ? c.tag : "vhost-user-fs", sandbox_path(&sb, c.shared_dir),
-			      &c.opts);
+	if (c.opts.dax_size)
+		vu_shmem_init(&dax, c.opts.dax_size);   /* checked: a multiple of 2M */
+	rc = virtio_fs_create_dax(&vdev, c.tag ? c.tag : "vhost-user-fs",
+				  sandbox_path(&sb, c.shared_dir), &c.opts,
+				  c.opts.dax_size ? &vu_shmem_dax_ops : NULL, &dax);
 	/* The frontend picks how many request queues it wires up (QEMU's
 	 * num-request-queues): rings for all of them, a worker per ring it
 	 * starts. The config (--tag) announces one, as virtiofsd's does. */
@@ -379,5 +388,7 @@ int vhost_user_fs_main(int argc, char **argv)
 	if (sfd >= 0)
 		close(sfd);
 	virtio_dev_destroy(vdev);
+	if (c.opts.dax_size)
+		vu_shmem_destroy(&dax);
 	return rc < 0 ? 1 : 0;
 }

@@ -20,6 +20,9 @@ static const struct opt_def own[] = {
 	  "bytes)", NULL, 0, VU_K_TAG },
 	{ "cache", 0, OPT_VALUE, "MODE", "auto", "how long the guest may keep names, attributes "
 	  "and data (none is never)", "auto always metadata never none", 0, VU_K_CACHE },
+	{ "dax-window", 0, OPT_VALUE, "SIZE", NULL, "a DAX window of SIZE (a multiple of 2M, at "
+	  "most 64G) for a frontend that maps it (VHOST_USER_PROTOCOL_F_SHMEM; docs/dax.md)",
+	  NULL, 0, VU_K_DAX_WINDOW },
 	{ "readonly", 0, OPT_FLAG, NULL, NULL, "refuse every change (EROFS)", NULL, 0,
 	  VU_K_READONLY },
 	{ "xattr-map", 0, OPT_FLAG, NULL, NULL, "xattr, and keep security.* and trusted.* as "
@@ -79,8 +82,8 @@ const struct opt_cmd vhost_user_cmd = {
 	.prog = "stainless vhost-user-fs",
 	.synopsis = "(--socket-path PATH | --fd FD) --shared-dir DIR [OPTIONS]",
 	.summary = "A drop-in virtiofsd: serve one vhost-user frontend (QEMU, cloud-hypervisor).",
-	.description = "Every ring is answered inline by its own io_uring worker; no DAX window "
-		"over vhost-user. It exits when the frontend disconnects. Under the name "
+	.description = "Every ring is answered inline by its own io_uring worker; a DAX window "
+		"(--dax-window) only for a frontend that speaks VHOST_USER_PROTOCOL_F_SHMEM. It exits when the frontend disconnects. Under the name "
 		"virtiofsd or stainless-virtiofsd the binary is this command with no command "
 		"word, as libvirt, Kata and QEMU's vhost-user descriptors run a virtiofsd. With "
 		"neither --fd nor --socket-path, systemd's socket activation (LISTEN_FDS) is "

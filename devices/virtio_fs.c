@@ -97,6 +97,12 @@ static const struct virtio_dev_ops fs_ops = {
 int virtio_fs_create(struct virtio_dev **out, const char *tag, const char *dir,
 		     const struct fs_options *opts)
 {
+	return virtio_fs_create_dax(out, tag, dir, opts, NULL, NULL);
+}
+
+int virtio_fs_create_dax(struct virtio_dev **out, const char *tag, const char *dir,
+			 const struct fs_options *opts, const struct fuse_dax_ops *dax, void *ctx)
+{
 	struct fuse_server_params params = { 0 };
 	size_t len = strlen(tag);
 	unsigned nreq = opts->queues ? opts->queues : 1;
@@ -109,7 +115,9 @@ int virtio_fs_create(struct virtio_dev **out, const char *tag, const char *dir,
 	if (!fs)
 		return -ENOMEM;
 	fs->dax.memfd = -1;
-	if (opts->dax_size) {
+	params.dax = dax;
+	params.dax_ctx = ctx;
+	if (opts->dax_size && !dax) {
 		rc = dax_window_create(&fs->dax, opts->dax_size, tag);
 		if (rc < 0)
 			goto fail;

@@ -27,6 +27,15 @@ int virtio_fs_create(struct virtio_dev **out, const char *tag, const char *dir,
 		     const struct fs_options *opts);
 
 /*
+ * The same with a window that lives elsewhere (vhost-user: the frontend's):
+ * no local window is made, whatever opts->dax_size says, and the server's
+ * SETUPMAPPING / REMOVEMAPPING go to dax (ctx) instead.
+ */
+struct fuse_dax_ops;
+int virtio_fs_create_dax(struct virtio_dev **out, const char *tag, const char *dir,
+			 const struct fs_options *opts, const struct fuse_dax_ops *dax, void *ctx);
+
+/*
  * Offers rings for n request queues (>= the config's count, at most
  * VIRTIO_FS_MAX_REQUEST_QUEUES) while the config still announces what
  * opts->queues said: over vhost-user the frontend decides how many it

@@ -202,6 +202,17 @@ static const struct sc_rule queue_setup_rules[] = {
 	{ SCMP_SYS(io_uring_register), .why = "... its fixed files and restrictions, then enable (refused by the ring after)" },
 };
 
+/* vhost-user-fs's queue workers with a DAX window (transport/vhost_user_shmem.c):
+ * SETUPMAPPING / REMOVEMAPPING become requests on the frontend's backend
+ * channel, answered before the FUSE reply. Not run's workers. */
+static const struct sc_rule vu_dax_rules[] = {
+	{ SCMP_SYS(sendmsg), 0, 1, { ARG_EQ(2, MSG_NOSIGNAL) },
+	  "BACKEND_SHMEM_MAP (the file's fd, SCM_RIGHTS) / UNMAP to the frontend" },
+	{ SCMP_SYS(recvfrom), 0, 1, { ARG_EQ(3, MSG_DONTWAIT) }, "... its ack (recv: fds it sends are dropped)" },
+	{ SCMP_SYS(poll), .why = "... awaited for at most VU_SHMEM_ACK_MS" },
+	{ SCMP_SYS(ppoll), .why = "poll() where glibc maps it to ppoll" },
+};
+
 /* ---- each role's own ---------------------------------------------------- */
 
 static const struct sc_rule vcpu_rules[] = {
@@ -415,6 +426,7 @@ static const struct sc_group waits = GROUP("waits on fds", wait_rules);
 static const struct sc_group queue_setup = GROUP("starts and stops queue workers", queue_setup_rules);
 static const struct sc_group vcpu = GROUP("vcpu", vcpu_rules);
 static const struct sc_group queue = GROUP("queue", queue_rules);
+static const struct sc_group vu_dax = GROUP("queue: vhost-user-fs's DAX channel", vu_dax_rules);
 static const struct sc_group lock_wait = GROUP("lock-wait", lock_wait_rules);
 static const struct sc_group console = GROUP("console", console_rules);
 static const struct sc_group fuse_reader = GROUP("fuse-reader", fuse_reader_rules);
@@ -516,10 +528,12 @@ static unsigned add_groups(const struct sc_group *const *list, unsigned len,
 }
 
 /* A thread role's groups; a serving one's device nodes where a share allows them. */
-static unsigned add_role(enum fs_role role, const struct sc_group **out, unsigned n,
-			 unsigned max)
+static unsigned add_role(enum sc_command cmd, enum fs_role role, const struct sc_group **out,
+			 unsigned n, unsigned max)
 {
 	n = add_groups(role_groups[role], 8, out, n, max);
+	if (role == FS_ROLE_QUEUE && cmd == SC_CMD_VHOST_USER)
+		n = add_groups((const struct sc_group *const[]){ &vu_dax }, 1, out, n, max);
 	for (unsigned i = 0; i < 8 && role_groups[role][i]; i++)
 		if (role_groups[role][i] == &server && fs_caps_devices())
 			n = add_groups((const struct sc_group *const[]){ &devices }, 1, out, n, max);
@@ -548,13 +562,13 @@ unsigned sc_policy_groups(enum sc_command cmd, enum fs_role role,
 	if (role == FS_ROLE_SUPERVISOR)
 		return add_groups(supervisor_groups[cmd], 4, out, n, max);
 	if (role != FS_ROLE_SPAWNER)
-		return add_role(role, out, n, max);
+		return add_role(cmd, role, out, n, max);
 	/* Every thread it makes starts under its filter, then narrows it. */
 	n = add_groups((const struct sc_group *const[]){ &spawner }, 1, out, n, max);
 	for (unsigned r = 0; r < FS_ROLE_COUNT; r++)
 		/* Only run has a vsock device: others' spawners make no socket. */
 		if (FS_ROLE_IS_THREAD(r) && (r != FS_ROLE_VSOCK || cmd == SC_CMD_RUN))
-			n = add_role((enum fs_role)r, out, n, max);
+			n = add_role(cmd, (enum fs_role)r, out, n, max);
 	if (cmd != SC_CMD_RUN)
 		return n;
 	/* vsock's socket() beside the user lookup's refusal: see spawner_socket. */

@@ -7,6 +7,6 @@ LIB_SRCS += transport/fuse_mount.c transport/fuse_mountpoint.c transport/fuse_mo
             transport/fuse_registrar.c
 LIB_SRCS += transport/p9_conn.c
 LIB_SRCS += transport/vhost_user.c transport/vhost_user_mem.c transport/vhost_user_ring.c \
-            transport/vhost_user_dev.c \
+            transport/vhost_user_dev.c transport/vhost_user_shmem.c \
             transport/unix_listen.c
-UNIT_TESTS += test_vhost_user test_vhost_user_dev test_vu_efd
+UNIT_TESTS += test_vhost_user test_vhost_user_dev test_vu_efd test_vhost_user_shmem

@@ -58,13 +58,15 @@ static const struct vu_rule rules[VU_REQUEST_MAX] = {
 	[VU_GET_MAX_MEM_SLOTS]     = { "GET_MAX_MEM_SLOTS", SH_NONE, FD_NONE },
 	[VU_ADD_MEM_REG]           = { "ADD_MEM_REG", SH_REG, FD_ONE },
 	[VU_REM_MEM_REG]           = { "REM_MEM_REG", SH_REG, FD_MAYBE },
+	[VU_SET_BACKEND_REQ_FD]    = { "SET_BACKEND_REQ_FD", SH_NONE, FD_ONE },
+	[VU_GET_SHMEM_CONFIG]      = { "GET_SHMEM_CONFIG", SH_NONE, FD_NONE },
 };
 
 /* Requests a frontend may send that this backend does not serve, named
  * in the log so the refusal says what was asked. */
 static const char *const unserved[] = {
 	[VU_SET_LOG_BASE] = "SET_LOG_BASE", [VU_SET_LOG_FD] = "SET_LOG_FD",
-	[19] = "SEND_RARP", [20] = "NET_SET_MTU", [21] = "SET_BACKEND_REQ_FD",
+	[19] = "SEND_RARP", [20] = "NET_SET_MTU",
 	[22] = "IOTLB_MSG", [23] = "SET_VRING_ENDIAN", [31] = "GET_INFLIGHT_FD",
 	[32] = "SET_INFLIGHT_FD", [35] = "VRING_KICK", [39] = "SET_STATUS",
 	[40] = "GET_STATUS", [42] = "SET_DEVICE_STATE_FD", [43] = "CHECK_DEVICE_STATE",

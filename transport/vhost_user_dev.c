@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "transport/vhost_user_ring.h"
+#include "transport/vhost_user_shmem.h"
 
 /* A handler's answer: no reply, a reply in *reply, or refused but the
  * connection stays (REPLY_ACK then says so). */
@@ -107,6 +108,8 @@ static int h_reset(struct vu_dev *d, struct vu_msg *m, struct vu_msg *reply)
 	d->mem.keep_retired = false;
 	d->dirty = false;
 	d->acked = 0;
+	if (d->shmem)
+		vu_shmem_reset(d->shmem);
 	return VU_DONE;
 }
 
@@ -346,6 +349,31 @@ static int h_set_config(struct vu_dev *d, struct vu_msg *m, struct vu_msg *reply
 	return VU_REFUSED;
 }
 
+/* The DAX window's backend channel. Without every bit the window needs
+ * (REPLY_ACK among them: each map waits for its ack) it is kept closed. */
+static int h_set_backend_req_fd(struct vu_dev *d, struct vu_msg *m, struct vu_msg *reply)
+{
+	if (!d->shmem || !(d->proto_acked & VU_PROTO_BACKEND_REQ))
+		return refuse(d, -EINVAL, "SET_BACKEND_REQ_FD without the BACKEND_REQ protocol feature");
+	if ((d->proto_acked & VU_SHMEM_PROTO) != VU_SHMEM_PROTO) {
+		virtio_log(d->name, "SET_BACKEND_REQ_FD: DAX needs SHMEM, BACKEND_SEND_FD and "
+			   "REPLY_ACK too; no window");
+		return VU_DONE;
+	}
+	vu_shmem_set_channel(d->shmem, m->fds[0]);
+	m->fds[0] = -1;
+	return VU_DONE;
+}
+
+static int h_get_shmem_config(struct vu_dev *d, struct vu_msg *m, struct vu_msg *reply)
+{
+	if (!d->shmem || !(d->proto_acked & VU_PROTO_SHMEM))
+		return refuse(d, -EINVAL, "GET_SHMEM_CONFIG without the SHMEM protocol feature");
+	vu_shmem_config(d->shmem, &reply->p.shmem);
+	reply->hdr.size = sizeof(reply->p.shmem);
+	return VU_REPLIED;
+}
+
 static vu_handler_fn *const handlers[VU_REQUEST_MAX] = {
 	[VU_GET_FEATURES] = h_get_features,
 	[VU_SET_FEATURES] = h_set_features,
@@ -369,6 +397,8 @@ static vu_handler_fn *const handlers[VU_REQUEST_MAX] = {
 	[VU_GET_MAX_MEM_SLOTS] = h_get_max_mem_slots,
 	[VU_ADD_MEM_REG] = h_add_mem_reg,
 	[VU_REM_MEM_REG] = h_rem_mem_reg,
+	[VU_SET_BACKEND_REQ_FD] = h_set_backend_req_fd,
+	[VU_GET_SHMEM_CONFIG] = h_get_shmem_config,
 };
 
 void vu_dev_init(struct vu_dev *d, struct virtio_dev *vdev, bool offer_config)
@@ -389,6 +419,12 @@ void vu_dev_init(struct vu_dev *d, struct virtio_dev *vdev, bool offer_config)
 		vu_efd_init(&d->ring[i].call);
 		vu_efd_init(&d->ring[i].err);
 	}
+}
+
+void vu_dev_set_shmem(struct vu_dev *d, struct vu_shmem *s)
+{
+	d->shmem = s;
+	d->proto |= VU_PROTO_SHMEM | VU_PROTO_BACKEND_REQ | VU_PROTO_BACKEND_SEND_FD;
 }
 
 bool vu_dev_ring_running(const struct vu_dev *d, unsigned index)

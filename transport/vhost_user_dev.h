@@ -43,6 +43,7 @@
 #include "transport/vhost_user_mem.h"
 
 struct vq;
+struct vu_shmem;
 struct worker;
 
 /* An eventfd a worker may signal while the connection thread replaces it. */
@@ -71,12 +72,17 @@ struct vu_dev {
 	bool dirty;                  /* a ring stopped with requests served */
 	unsigned nrings;
 	struct vu_mem mem;
+	struct vu_shmem *shmem;      /* the DAX window's channel; NULL: none */
 	struct virtio_notify notify;
 	struct vu_vring ring[VIRTIO_MAX_QUEUES];
 };
 
 /* offer_config: offer the CONFIG protocol feature (virtiofsd: --tag). */
 void vu_dev_init(struct vu_dev *d, struct virtio_dev *vdev, bool offer_config);
+
+/* Offer the DAX window s (vhost_user_shmem.h): SHMEM, BACKEND_REQ and
+ * BACKEND_SEND_FD join the protocol features; not owned. */
+void vu_dev_set_shmem(struct vu_dev *d, struct vu_shmem *s);
 
 /*
  * Acts on one checked message (vu_msg_check). *send says whether reply

@@ -16,6 +16,7 @@
 #include "devices/vq.h"
 #include "devices/worker.h"
 #include "fs/resolve.h"
+#include "transport/vhost_user_shmem.h"
 
 /* busy: signallers inside vu_efd_signal, plus this bit while a swap waits. */
 #define EFD_WAITING   0x80000000u
@@ -195,6 +196,8 @@ static void reset_for_new_driver(struct vu_dev *d)
 {
 	virtio_log(d->name, "the rings start afresh: a new driver, the device is reset");
 	d->dirty = false;
+	if (d->shmem)
+		vu_shmem_reset(d->shmem);   /* the frontend unmaps across a reset */
 	vu_ring_stop_all(d);
 	if (d->vdev->ops->reset)
 		d->vdev->ops->reset(d->vdev);   /* answers parked requests first */

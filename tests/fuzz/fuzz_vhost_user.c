@@ -7,8 +7,9 @@
  * parser refuses, or one the backend refuses, ends the stream as a
  * closed connection would; then the backend is released.
  *
- * Input: byte 0 bit 0 offers the CONFIG protocol feature (--tag); then
- * records until the input ends:
+ * Input: byte 0 bit 0 offers the CONFIG protocol feature (--tag), bit 1
+ * a DAX window (--dax-window: SHMEM, the backend channel); then records
+ * until the input ends:
  *   [0]     bits 0-3 how many fds come with the message (up to 9, one
  *           more than any message may carry), bit 4 they are eventfds
  *           (else dups of one 1 MiB memfd), bit 5 they alternate
@@ -31,6 +32,7 @@
 #include "fs/resolve.h"
 #include "transport/vhost_user.h"
 #include "transport/vhost_user_dev.h"
+#include "transport/vhost_user_shmem.h"
 
 #define FZ_MEM (1u << 20)
 
@@ -109,13 +111,14 @@ static bool one(struct vu_dev *d, const uint8_t *msg, size_t len, uint8_t ctl)
 		return false;
 	}
 	rc = vu_dev_handle(d, &m, &reply, &send);
-	if (send && reply.hdr.size > VU_PAYLOAD_MAX)
+	if (send && reply.hdr.size > sizeof(union vu_payload))
 		die("reply larger than any payload");
 	return rc == 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static struct vu_shmem dax;
 	struct vu_dev d;
 	size_t pos = 1;
 	int before;
@@ -133,6 +136,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	before = count_fds();
 	vu_dev_init(&d, &dev, data[0] & 1);
+	if (data[0] & 2) {
+		vu_shmem_init(&dax, 2u << 20);
+		vu_dev_set_shmem(&d, &dax);
+	}
 	while (pos + 3 <= size) {
 		uint8_t ctl = data[pos];
 		size_t len = (size_t)(data[pos + 1] | data[pos + 2] << 8);
@@ -145,6 +152,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos += len;
 	}
 	vu_dev_release(&d);
+	if (data[0] & 2)
+		vu_shmem_destroy(&dax);   /* the channel a SET_BACKEND_REQ_FD handed over */
 	if (count_fds() != before)
 		die("a file descriptor outlived the connection");
 	return 0;

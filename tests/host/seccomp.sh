@@ -167,7 +167,8 @@ fi
 # --- vhost-user-fs, with a frontend driving it --------------------------------
 ROOT=$(pwd)
 if ${CC:-cc} -O2 -D_GNU_SOURCE -I"$ROOT" -o "$T/vu_load" "$ROOT/bench/vu_load.c" \
-	"$ROOT/tests/vhost/vu_frontend.c" "$ROOT/tests/vhost/vu_fuse.c" -lpthread 2>"$T/cc.err"; then
+	"$ROOT/bench/proc_tree.c" "$ROOT/tests/vhost/vu_frontend.c" "$ROOT/tests/vhost/vu_fuse.c" \
+	"$ROOT/tests/vhost/vu_shmem.c" -lpthread 2>"$T/cc.err"; then
 	mkdir -p "$T/vshare"
 	dd if=/dev/zero of="$T/vshare/f" bs=64k count=4 2>/dev/null
 	"$STAINLESS" vhost-user-fs --socket-path "$T/vs" --shared-dir "$T/vshare" 2>"$T/vu.err" &

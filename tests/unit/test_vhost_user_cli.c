@@ -255,6 +255,25 @@ START_TEST(t_rust_virtiofsd_options)
 END_TEST
 
 /* --rlimit-nofile holds: the raise every serving command does leaves it. */
+/* stainless's own: the DAX window a SHMEM frontend maps (docs/dax.md). */
+START_TEST(t_dax_window)
+{
+	ck_assert_int_eq(PARSE("--socket-path", "/s", "--shared-dir", "/d"), 0);
+	ck_assert_uint_eq(c.opts.dax_size, 0);
+	ck_assert_int_eq(PARSE("--socket-path", "/s", "--shared-dir", "/d", "--dax-window", "1G"), 0);
+	ck_assert_uint_eq(c.opts.dax_size, 1ull << 30);
+	ck_assert_int_eq(PARSE("--socket-path", "/s", "--shared-dir", "/d", "--dax-window=64M"), 0);
+	ck_assert_uint_eq(c.opts.dax_size, 64ull << 20);
+	for (int i = 0; i < 5; i++) {
+		static const char *const bad[] = { "0", "1M", "3M", "65G", "lots" };
+
+		ck_assert_int_lt(PARSE("--socket-path", "/s", "--shared-dir", "/d", "--dax-window",
+				       bad[i]), 0);
+		ck_assert_ptr_nonnull(strstr(err, "--dax-window"));
+	}
+}
+END_TEST
+
 START_TEST(t_rlimit_nofile_is_kept)
 {
 	struct rlimit rl;
@@ -345,6 +364,7 @@ int main(void)
 	tcase_add_test(tc, t_c_virtiofsd_switches);
 	tcase_add_test(tc, t_rust_virtiofsd_options);
 	tcase_add_test(tc, t_rlimit_nofile_is_kept);
+	tcase_add_test(tc, t_dax_window);
 	tcase_add_test(tc, t_called_as_virtiofsd);
 	tcase_add_test(tc, t_socket_activation);
 	tcase_add_test(tc, t_cloud_hypervisor);

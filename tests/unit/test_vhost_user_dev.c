@@ -16,6 +16,7 @@
 #include "tests/unit/check_main.h"
 #include "fs/resolve.h"
 #include "transport/vhost_user_ring.h"
+#include "transport/vhost_user_shmem.h"
 #include "tests/unit/vu_test_frontend.h"
 
 static struct vuf f;
@@ -136,6 +137,39 @@ START_TEST(t_get_config_with_tag)
 }
 END_TEST
 
+/* --dax-window: SHMEM and the backend channel are offered, GET_SHMEM_CONFIG
+ * says one region of the window's size, SET_BACKEND_REQ_FD hands over the
+ * channel the maps go out on. */
+START_TEST(t_dax_window_offered_and_configured)
+{
+	static struct vu_shmem sh;
+	struct vu_shmem_config cfg;
+	uint64_t proto;
+	int sv[2];
+
+	begin(false);
+	ck_assert_int_eq(vu_shmem_init(&sh, 8u << 20), 0);
+	vu_dev_set_shmem(&f.d, &sh);   /* before the first message, as the command does */
+	proto = vuf_get_u64(&f, VU_GET_PROTOCOL_FEATURES);
+	ck_assert_uint_eq(proto & VU_SHMEM_PROTO, VU_SHMEM_PROTO);
+	vuf_set_u64(&f, VU_SET_PROTOCOL_FEATURES, proto & (VU_SHMEM_PROTO | VU_PROTO_MQ));
+	vuf_send(&f, VU_GET_SHMEM_CONFIG, 0, NULL, 0, NULL, 0);
+	ck_assert_int_eq(vuf_reply(&f, VU_GET_SHMEM_CONFIG, &cfg, sizeof(cfg)), (int)sizeof(cfg));
+	ck_assert_uint_eq(cfg.nregions, 1);
+	ck_assert_uint_eq(cfg.sizes[0], 8u << 20);
+	ck_assert_uint_eq(cfg.sizes[1], 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	vuf_send(&f, VU_SET_BACKEND_REQ_FD, VU_FLAG_NEED_REPLY, NULL, 0, &sv[1], 1);
+	ck_assert_uint_eq(vuf_reply(&f, VU_SET_BACKEND_REQ_FD, &proto, sizeof(proto)), 8);
+	ck_assert_uint_eq(proto, 0);
+	close(sv[1]);
+	ck_assert_int_ge(sh.sock, 0);
+	close(sv[0]);
+	vu_shmem_destroy(&sh);
+	end(0);
+}
+END_TEST
+
 /* QEMU sends the same table again when its layout changes elsewhere: the
  * running rings go on. */
 START_TEST(t_same_table_again_keeps_rings)
@@ -182,6 +216,17 @@ START_TEST(t_bad_unserved_request_is_named)
 	begin(false);
 	vuf_send(&f, VU_SET_LOG_BASE, 0, &v, sizeof(v), NULL, 0);
 	closed_with("(SET_LOG_BASE, 8 bytes): unknown or unsupported request");
+}
+END_TEST
+
+/* Without --dax-window neither SHMEM nor the backend channel is offered. */
+START_TEST(t_bad_shmem_config_without_a_window)
+{
+	begin(false);
+	ck_assert_uint_eq(vuf_get_u64(&f, VU_GET_PROTOCOL_FEATURES) &
+			  (VU_PROTO_SHMEM | VU_PROTO_BACKEND_REQ | VU_PROTO_BACKEND_SEND_FD), 0);
+	vuf_send(&f, VU_GET_SHMEM_CONFIG, 0, NULL, 0, NULL, 0);
+	closed_with("GET_SHMEM_CONFIG without the SHMEM protocol feature");
 }
 END_TEST
 
@@ -533,6 +578,7 @@ int main(void)
 	tcase_add_test(tc, t_ring_waits_for_enable);
 	tcase_add_test(tc, t_reply_ack_says_yes_and_no);
 	tcase_add_test(tc, t_get_config_with_tag);
+	tcase_add_test(tc, t_dax_window_offered_and_configured);
 	tcase_add_test(tc, t_same_table_again_keeps_rings);
 	tcase_add_test(tc, t_reset_device_allows_a_new_session);
 	tcase_add_test(tc, t_new_driver_gets_new_session_pause_keeps_it);
@@ -543,6 +589,7 @@ int main(void)
 	tcase_add_test(tc, t_bad_wrong_size);
 	tcase_add_test(tc, t_bad_unknown_request);
 	tcase_add_test(tc, t_bad_unserved_request_is_named);
+	tcase_add_test(tc, t_bad_shmem_config_without_a_window);
 	tcase_add_test(tc, t_bad_vring_index);
 	tcase_add_test(tc, t_bad_vring_index_in_kick);
 	tcase_add_test(tc, t_bad_ring_before_memory);

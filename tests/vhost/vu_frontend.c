@@ -148,6 +148,28 @@ static int set(struct vu_frontend *fe, uint32_t req, const void *payload, uint32
 	return 0;
 }
 
+int vu_message(struct vu_frontend *fe, uint32_t req, const void *payload, uint32_t size, int fd)
+{
+	return set(fe, req, payload, size, fd);
+}
+
+int vu_query(struct vu_frontend *fe, uint32_t req, void *reply, uint32_t size)
+{
+	struct vu_msg m;
+	int err = send_msg(fe, req, 0, NULL, 0, -1);
+
+	if (!err)
+		err = read_full(fe->sock, &m, VU_HDRSZ);
+	if (err)
+		return err;
+	if (m.request != req || !(m.flags & VHOST_USER_REPLY) || m.size != size) {
+		fprintf(stderr, "vu_frontend: odd reply to request %u: request %u flags %#x size %u\n",
+			req, m.request, m.flags, m.size);
+		return -EPROTO;
+	}
+	return read_full(fe->sock, reply, size);
+}
+
 int vu_connect(struct vu_frontend *fe, const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -188,10 +210,12 @@ static int negotiate(struct vu_frontend *fe, unsigned flags)
 		if ((err = get_u64(fe, VHOST_USER_GET_PROTOCOL_FEATURES, &p)))
 			return err;
 		fe->protocol_features = p & (1ull << VHOST_USER_PROTOCOL_F_MQ |
-					     1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK);
+					     1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK | fe->extra_protocol);
 		if ((err = set(fe, VHOST_USER_SET_PROTOCOL_FEATURES, &fe->protocol_features, 8, -1)))
 			return err;
 		fe->reply_ack = fe->protocol_features & 1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK;
+		if (fe->after_protocol && (err = fe->after_protocol(fe)))
+			return err;
 		if (fe->protocol_features & 1ull << VHOST_USER_PROTOCOL_F_MQ &&
 		    (err = get_u64(fe, VHOST_USER_GET_QUEUE_NUM, &nq)))
 			return err;

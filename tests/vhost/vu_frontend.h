@@ -58,6 +58,12 @@ struct vu_frontend {
 	bool event_idx, reply_ack;
 	unsigned nqueues;            /* rings in use: hiprio + request queues */
 	struct vu_queue q[VU_MAX_QUEUES];
+	/* Extensions (tests/vhost/vu_shmem.c), set between vu_connect and
+	 * vu_setup: protocol bits offered beside MQ and REPLY_ACK, and a step
+	 * run once SET_PROTOCOL_FEATURES is acked. */
+	uint64_t extra_protocol;
+	int (*after_protocol)(struct vu_frontend *fe);
+	void *ext;
 };
 
 struct vu_done {
@@ -99,6 +105,11 @@ int vu_reap(struct vu_frontend *fe, int qi, struct vu_done *done, int max, int t
 /* Up to MAX completions the used ring of QI holds now; the call eventfd
  * is not looked at (nor its counter read). */
 int vu_reap_ring(struct vu_frontend *fe, int qi, struct vu_done *done, int max);
+
+/* For extensions: a message without a reply of its own (with REPLY_ACK its
+ * status is awaited), and a request whose reply has exactly SIZE bytes. */
+int vu_message(struct vu_frontend *fe, uint32_t req, const void *payload, uint32_t size, int fd);
+int vu_query(struct vu_frontend *fe, uint32_t req, void *reply, uint32_t size);
 
 /* Replaces queue QI's call eventfd with FD (the frontend's from now on), as
  * QEMU does whenever a guest masks or unmasks the queue's vector: once the
