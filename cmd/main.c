@@ -14,6 +14,7 @@
 #include "cmd/p9_serve.h"
 #include "cmd/run.h"
 #include "cmd/vhost_user_fs.h"
+#include "fs/fs_log.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/seccomp.h"
 
@@ -87,6 +88,10 @@ static int command(const char *cmd, int argc, char **argv)
 	int rc;
 
 	fail_set_command(cmd); /* every set-up error line names the command */
+	/* Lines logged before the command reads its --log-level name it too. */
+	static char prog[64];
+	snprintf(prog, sizeof(prog), "stainless %s", cmd);
+	fs_log_init(FS_LOG_INFO, prog);
 	for (unsigned i = 0; i < sizeof(confined) / sizeof(confined[0]); i++) {
 		if (strcmp(cmd, confined[i].name) != 0)
 			continue;

@@ -195,7 +195,7 @@ P9=$!
 PIDS="$PIDS $P9"
 i=0; while [ ! -S "$T/s2" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 # One warning line, beside the ready line.
-[ "$(grep -vc 'info: serving' "$T/none.err")" -eq 1 ] && grep -q "warning.*--seccomp none" "$T/none.err" ||
+[ "$(grep -vc 'info: serving' "$T/none.err")" -eq 1 ] && grep -q "warn: --seccomp none" "$T/none.err" ||
 	fail "--seccomp none: stderr: $(cat "$T/none.err")"
 [ "$(awk '/^Seccomp:/ { print $2 }' /proc/$P9/status)" = 0 ] || fail "--seccomp none: main thread filtered"
 kill -INT $P9; wait $P9
