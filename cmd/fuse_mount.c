@@ -28,6 +28,7 @@
 #include "fs/fs_log.h"
 #include "fs/fs_options.h"
 #include "fs/fuse/fuse_server.h"
+#include "fs/fuse/fuse_watch.h"
 #include "sandbox/sandbox.h"
 #include "transport/fuse_mount.h"
 #include "transport/fuse_mountpoint.h"
@@ -46,6 +47,27 @@ static int check_dir(const char *what, const char *path)
 	if (!S_ISDIR(st.st_mode))
 		return fail(EXIT_USAGE, "%s %s: not a directory", what, path);
 	return 0;
+}
+
+/*
+ * --watches, or the default: FUSE_WATCH_DEFAULT, and never more than an
+ * eighth of the user's inotify watches (shared with every program the
+ * user runs). Read now: the sandbox's /proc has no /proc/sys.
+ */
+static uint32_t watch_budget(const struct fuse_mount_cli *a)
+{
+	unsigned long max = 0;
+	uint32_t n = a->watches_set ? a->watches : FUSE_WATCH_DEFAULT;
+	FILE *f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (max && n > max / 8)
+		n = (uint32_t)(max / 8);
+	return a->opts.cache == FS_CACHE_NEVER ? 0 : n;
 }
 
 /* In the sandbox's supervisor (sandbox.h): the mount is taken down here. */
@@ -114,6 +136,7 @@ int fuse_mount_main(int argc, char **argv)
 	struct fuse_mountpoint mp;
 	struct sandbox sb;
 	bool uring, want_uring;
+	uint32_t watches;
 	const char *dir, *mnt;
 	int fd, r, code, ready = -1;
 
@@ -135,6 +158,7 @@ int fuse_mount_main(int argc, char **argv)
 			"over io_uring (fuse module parameter enable_uring); serving through "
 			"/dev/fuse");
 	(void)fuse_uring_queues(); /* read from /sys now, while /sys is there */
+	watches = watch_budget(&a);
 	/* The mount in the host's namespace, before the sandbox's fork. */
 	fd = fuse_mountpoint_open_args(&mp, mnt, FUSE_SERVER_MAX_WRITE, &a.ma);
 	if (fd < 0)
@@ -163,7 +187,9 @@ int fuse_mount_main(int argc, char **argv)
 	fs_fd_raise_nofile(); /* before the budget is first read; best effort */
 	if (r == 0) {
 		r = fuse_server_create_params(&srv, sandbox_path(&sb, dir), &o,
-					      &(struct fuse_server_params){ .io_uring = want_uring });
+					      &(struct fuse_server_params){
+						      .io_uring = want_uring, .watches = watches,
+						      .notify = fuse_mount_notify, .notify_ctx = &fd });
 		if (r)
 			fail(0, "%s: %s", dir, strerror(-r));
 	}

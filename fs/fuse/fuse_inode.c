@@ -194,6 +194,7 @@ static void fill_inode(struct fuse_inode *ino, const struct stat *st, uint32_t b
 	ino->owners = NULL;
 	ino->submount = false;
 	ino->cached = false;
+	atomic_store(&ino->wd, 0);
 }
 
 int fuse_itable_set_root(struct fuse_itable *t, int fd, const struct stat *st)
@@ -374,6 +375,8 @@ void fuse_inode_put(struct fuse_itable *t, struct fuse_inode *ino)
 		struct fuse_inode *parent;
 		int fd = FDW_FD(atomic_exchange(&ino->fdw, 0));
 		char *name;
+		int32_t wd = atomic_exchange(&ino->wd, 0);
+		uint64_t id = fuse_inode_nodeid(ino);
 
 		if (fd >= 0) {
 			close(fd);
@@ -396,6 +399,8 @@ void fuse_inode_put(struct fuse_itable *t, struct fuse_inode *ino)
 		fuse_slot_free(&t->slots, &ino->slot);
 		pthread_mutex_unlock(&t->mu);
 		free(name);
+		if (wd && t->drop)
+			t->drop(t->drop_ctx, wd, id);
 		ino = parent;
 	}
 }

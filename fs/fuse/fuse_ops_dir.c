@@ -134,6 +134,9 @@ int fuse_op_opendir(struct fuse_call *c)
 	if (r)
 		return r;
 	out.open_flags = fuse_open_flags_out(c->srv, true);
+	/* A listing no watch keeps fresh is not kept past this open. */
+	if (c->srv->watch && atomic_load(&c->ino->wd) <= 0)
+		out.open_flags &= ~(uint32_t)FOPEN_KEEP_CACHE;
 	return fuse_reply(c, &out, sizeof(out));
 }
 

@@ -31,6 +31,7 @@
 #include "fs/resolve.h"
 #include "fs/fs_log.h"
 #include "fs/fuse/fuse_trace.h"
+#include "fs/fuse/fuse_watch.h"
 
 bool fuse_server_io_uring(const struct fuse_server *s)
 {
@@ -457,6 +458,8 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 		goto err_lock;
 	pthread_mutex_init(&s->init_mu, NULL);
 	pthread_mutex_init(&s->dev_mu, NULL);
+	if (s->params.watches && opts->cache != FS_CACHE_NEVER && (r = fuse_watch_start(s)))
+		fs_log(FS_LOG_WARN, "host changes unwatched (%s): plain cache timeouts", strerror(-r));
 	umask(0);
 	*out = s;
 	return 0;
@@ -496,10 +499,12 @@ void fuse_server_destroy(struct fuse_server *s)
 {
 	if (!s)
 		return;
+	fuse_watch_stop(s->watch);   /* before the table it reads goes */
 	fuse_server_reset(s);
 	fuse_lock_fini(s);
 	fuse_htable_fini(&s->ht);
 	fuse_itable_fini(&s->it);
+	fuse_watch_free(s->watch);
 	close(s->proc_fd);
 	fs_fd_refund();
 	pthread_mutex_destroy(&s->init_mu);

@@ -92,6 +92,16 @@ struct fuse_server_params {
 	void *dax_ctx;
 	/* Offer FUSE_OVER_IO_URING at INIT (fuse-mount's per-CPU rings). */
 	bool io_uring;
+	/*
+	 * Watch up to this many looked-up directories for host changes
+	 * (fs/fuse/fuse_watch.h; 0: none, plain timeouts) and hand each
+	 * change to notify as a FUSE notification (a whole message, out
+	 * header first; 0 or -errno), from a thread that serves nothing.
+	 * notify NULL: the watches only set lifetimes.
+	 */
+	uint32_t watches;
+	int (*notify)(void *ctx, const void *msg, size_t len);
+	void *notify_ctx;
 	/* Test only: pretend every RWF_NOWAIT read would block. */
 	bool test_nowait_blocks;
 };
