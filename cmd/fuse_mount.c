@@ -204,11 +204,16 @@ int fuse_mount_main(int argc, char **argv)
 	fs_log(FS_LOG_INFO, "serving %s at %s", dir, mp.real);
 	/* mp NULL: the mount is the sandbox supervisor's to take down, not ours. */
 	r = fuse_mount_serve(ch, srv, fd, sb.opts.mode == SANDBOX_NAMESPACE ? NULL : &mp);
-	close(fd);
+	struct fuse_server_stats st;
+	fuse_server_stats(srv, &st);
 	fuse_server_destroy(srv);
+	close(fd);               /* after the watcher, which writes to it, stopped */
 	if (a.cc.stats)
-		fprintf(stderr, "stainless fuse-mount: stats: requests=%llu\n",
-			(unsigned long long)fuse_mount_channel_requests(ch));
+		fprintf(stderr, "stainless fuse-mount: stats: requests=%llu inodes_peak=%u "
+			"watches=%u watch_refused=%llu watch_events=%llu notified=%llu pruned=%llu\n",
+			(unsigned long long)fuse_mount_channel_requests(ch), st.inodes_peak,
+			st.watches, (unsigned long long)st.refused, (unsigned long long)st.events,
+			(unsigned long long)st.notified, (unsigned long long)st.pruned);
 	fuse_mount_channel_free(ch);  /* after parked requests got their answers */
 	return r;
 }

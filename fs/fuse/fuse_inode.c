@@ -112,6 +112,7 @@ void fuse_icache_drop_locked(struct fuse_itable *t, struct fuse_inode *ino)
  */
 static int evict_one(struct fuse_itable *t)
 {
+	uint64_t id = 0;
 	int fd = -1;
 
 	pthread_mutex_lock(&t->mu);
@@ -126,6 +127,7 @@ static int evict_one(struct fuse_itable *t)
 			continue;
 		if (atomic_compare_exchange_strong(&ino->fdw, &w, 0)) {
 			fd = FDW_FD(w);
+			id = fuse_inode_nodeid(ino);
 			fuse_icache_drop_locked(t, ino);
 		}
 	}
@@ -134,6 +136,8 @@ static int evict_one(struct fuse_itable *t)
 		return -ENFILE;
 	close(fd);
 	fs_fd_refund();
+	if (t->evicted)
+		t->evicted(t->drop_ctx, id); /* idle long enough to lose its fd: ask the kernel */
 	return 0;
 }
 

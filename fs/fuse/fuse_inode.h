@@ -114,6 +114,8 @@ struct fuse_itable {
 	uint32_t max_owners;
 	/* Called as an inode with a watch is freed (fuse_watch_drop); NULL: none. */
 	void (*drop)(void *ctx, int32_t wd, uint64_t nodeid);
+	/* Called as the sweep takes an inode's cached fd (fuse_watch_evicted); NULL: none. */
+	void (*evicted)(void *ctx, uint64_t nodeid);
 	void *drop_ctx;
 };
 

@@ -77,6 +77,7 @@ struct fuse_server {
 	dev_t devs[255];
 	unsigned ndevs;
 	struct fuse_watch *watch;  /* host changes told to the client; NULL: none */
+	_Atomic uint32_t kernel_minor; /* the client's own protocol minor, from INIT */
 	/* fuse_lock.c */
 	pthread_mutex_t lock_mu;  /* the inodes' lock-owner lists */
 	struct fs_park_set waits; /* parked SETLKWs */

@@ -99,8 +99,8 @@ static int fuse_op_init(struct fuse_call *c)
 	 * not outlive the server, so the share is not NFS-exportable. With
 	 * CREATE_SUPP_GROUP the client says which supplementary group a new
 	 * file in a set-group-ID or group-owned directory takes
-	 * (parse_extensions). HAS_EXPIRE_ONLY is not asked for: this server
-	 * sends the client no notifications.
+	 * (parse_extensions). HAS_EXPIRE_ONLY is not asked for: the
+	 * notifications (fuse_watch.c) invalidate, never expire only.
 	 */
 	want |= FUSE_DIRECT_IO_ALLOW_MMAP | FUSE_NO_EXPORT_SUPPORT | FUSE_CREATE_SUPP_GROUP;
 	uint64_t offered = in.flags;
@@ -113,6 +113,8 @@ static int fuse_op_init(struct fuse_call *c)
 	uint64_t got = want & offered;
 
 	s->minor = in.minor < FUSE_OUR_MINOR ? in.minor : FUSE_OUR_MINOR;
+	atomic_store(&s->kernel_minor, in.minor); /* which notifications it reads */
+	fs_log(FS_LOG_DEBUG, "INIT: the client speaks FUSE 7.%u, served as 7.%u", in.minor, s->minor);
 	s->submounts = got & FUSE_SUBMOUNTS;
 	s->killpriv_v2 = got & FUSE_HANDLE_KILLPRIV_V2;
 	s->writeback = got & FUSE_WRITEBACK_CACHE;
@@ -458,7 +460,8 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 		goto err_lock;
 	pthread_mutex_init(&s->init_mu, NULL);
 	pthread_mutex_init(&s->dev_mu, NULL);
-	if (s->params.watches && opts->cache != FS_CACHE_NEVER && (r = fuse_watch_start(s)))
+	if ((s->params.notify || (s->params.watches && opts->cache != FS_CACHE_NEVER)) &&
+	    (r = fuse_watch_start(s)))
 		fs_log(FS_LOG_WARN, "host changes unwatched (%s): plain cache timeouts", strerror(-r));
 	umask(0);
 	*out = s;

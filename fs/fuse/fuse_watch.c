@@ -22,6 +22,9 @@
 		    IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR | IN_EXCL_UNLINK)
 #define ENTRY_EVENTS (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
 #define EVENT_BUF 16384
+/* Nodeids asked to be pruned at once; the watcher is woken at PRUNE_WAKE. */
+#define PRUNE_BATCH 256
+#define PRUNE_WAKE 32
 
 /* A serving thread's request to the watcher. */
 struct watch_op {
@@ -49,8 +52,12 @@ struct fuse_watch {
 	uint32_t mapmask, nmap;
 	pthread_t thread;
 	bool started;
-	_Atomic uint64_t refused, events, sent;
+	_Atomic uint64_t refused, events, sent, pruned;
 	char *buf;
+	/* Under mu: inodes the sweep took fds from, to offer the kernel (PRUNE). */
+	uint64_t prune[PRUNE_BATCH];
+	uint32_t nprune;
+	_Atomic bool prune_off;
 };
 
 /* ---- the map (watcher thread only) ---------------------------------------- */
@@ -123,7 +130,7 @@ void fuse_watch_want(struct fuse_watch *w, struct fuse_inode *ino)
 {
 	int32_t none = 0;
 
-	if (!w || ino->type != S_IFDIR || atomic_load(&ino->wd) != 0)
+	if (!w || !w->budget || ino->type != S_IFDIR || atomic_load(&ino->wd) != 0)
 		return;
 	if (atomic_fetch_add(&w->held, 1) >= w->budget) {
 		atomic_fetch_sub(&w->held, 1);
@@ -150,11 +157,41 @@ void fuse_watch_drop(void *ctx, int32_t wd, uint64_t nodeid)
 		(void)push(w, (struct watch_op){ .nodeid = nodeid, .wd = wd, .drop = true });
 }
 
+bool fuse_watch_covering(const struct fuse_watch *w)
+{
+	return w && w->budget;
+}
+
+/*
+ * The sweep closed an idle inode's cached fd: the fd budget is tight, and
+ * the kernel's lookup references pin the table. Offer the kernel that
+ * nodeid to drop if nothing uses it there either (FUSE_NOTIFY_PRUNE,
+ * 7.45), so its FORGET comes back and the slot, its name and its parent
+ * chain go. Called under the table's mutex: no wait but the ring's.
+ */
+void fuse_watch_evicted(void *ctx, uint64_t nodeid)
+{
+	struct fuse_watch *w = ctx;
+	uint64_t one = 1;
+	bool wake;
+
+	if (!w || atomic_load(&w->prune_off) || !w->srv->params.notify ||
+	    atomic_load(&w->srv->kernel_minor) < FUSE_PRUNE_MINOR)
+		return;
+	pthread_mutex_lock(&w->mu);
+	if (w->nprune < PRUNE_BATCH)
+		w->prune[w->nprune++] = nodeid;
+	wake = w->nprune == PRUNE_WAKE;
+	pthread_mutex_unlock(&w->mu);
+	if (wake)
+		(void)!write(w->wake, &one, sizeof(one));
+}
+
 uint64_t fuse_watch_lifetime(struct fuse_server *s, struct fuse_inode *ino)
 {
 	bool covered;
 
-	if (!s->watch || s->timeout_sec <= FUSE_WATCH_SHORT_SEC)
+	if (!fuse_watch_covering(s->watch) || s->timeout_sec <= FUSE_WATCH_SHORT_SEC)
 		return s->timeout_sec;
 	if (fuse_inode_nodeid(ino) == FUSE_ROOT_ID)
 		return atomic_load(&ino->wd) > 0 ? s->timeout_sec : FUSE_WATCH_SHORT_SEC;
@@ -178,6 +215,17 @@ void fuse_watch_stats(const struct fuse_watch *w, struct fuse_watch_stats *out)
 	out->refused = atomic_load(&w->refused);
 	out->events = atomic_load(&w->events);
 	out->sent = atomic_load(&w->sent);
+	out->pruned = atomic_load(&w->pruned);
+}
+
+void fuse_server_stats(const struct fuse_server *s, struct fuse_server_stats *out)
+{
+	struct fuse_watch_stats w;
+
+	fuse_watch_stats(s->watch, &w);
+	*out = (struct fuse_server_stats){ .inodes_peak = s->it.slots.used, .watches = w.watches,
+					   .refused = w.refused, .events = w.events,
+					   .notified = w.sent, .pruned = w.pruned };
 }
 
 /* ---- the watcher thread ---------------------------------------------------- */
@@ -269,6 +317,36 @@ static void drop_watch(struct fuse_watch *w, int32_t wd, uint64_t nodeid)
 	map_del(w, e);
 	(void)inotify_rm_watch(w->ifd, wd);
 	atomic_fetch_sub(&w->held, 1);
+}
+
+static void send_prune(struct fuse_watch *w)
+{
+	const struct fuse_server_params *p = &w->srv->params;
+	struct {
+		struct fuse_out_header h;
+		struct fuse_notify_prune_out o;
+		uint64_t ids[PRUNE_BATCH];
+	} m;
+	uint32_t n;
+	int r;
+
+	pthread_mutex_lock(&w->mu);
+	n = w->nprune;
+	memcpy(m.ids, w->prune, n * sizeof(m.ids[0]));
+	w->nprune = 0;
+	pthread_mutex_unlock(&w->mu);
+	if (!n || !p->notify)
+		return;
+	m.o = (struct fuse_notify_prune_out){ .count = n };
+	m.h = (struct fuse_out_header){ .len = (uint32_t)(sizeof(m.h) + sizeof(m.o) + n * 8),
+					.error = FUSE_NOTIFY_PRUNE };
+	r = p->notify(p->notify_ctx, &m, m.h.len);
+	if (r == 0) {
+		atomic_fetch_add(&w->pruned, n);
+	} else if (r != -ENOENT && !atomic_exchange(&w->prune_off, true)) {
+		fs_log(FS_LOG_INFO, "the kernel refused FUSE_NOTIFY_PRUNE (%s): not asked again",
+		       strerror(-r));
+	}
 }
 
 static void run_ops(struct fuse_watch *w)
@@ -391,8 +469,10 @@ static void *watch_main(void *arg)
 	while (!atomic_load(&w->stop)) {
 		if (poll(p, 2, -1) < 0)
 			continue;
-		if (p[0].revents && read(w->wake, &v, sizeof(v)) > 0)
+		if (p[0].revents && read(w->wake, &v, sizeof(v)) > 0) {
 			run_ops(w);
+			send_prune(w);
+		}
 		if (p[1].revents)
 			read_events(w);
 	}
@@ -403,7 +483,7 @@ int fuse_watch_start(struct fuse_server *s)
 {
 	struct fuse_watch *w = calloc(1, sizeof(*w));
 	struct fuse_inode *root;
-	uint32_t budget = s->params.watches, mapcap = 4;
+	uint32_t budget = s->opts.cache == FS_CACHE_NEVER ? 0 : s->params.watches, mapcap = 4;
 	int r = -ENOMEM;
 
 	if (!w)
@@ -435,6 +515,7 @@ int fuse_watch_start(struct fuse_server *s)
 	w->started = true;
 	s->watch = w;
 	s->it.drop = fuse_watch_drop;
+	s->it.evicted = fuse_watch_evicted;
 	s->it.drop_ctx = w;
 	root = fuse_inode_get(&s->it, FUSE_ROOT_ID);
 	if (root) {

@@ -23,6 +23,13 @@
  * looks up a million directories gets at most `budget` of them (one log
  * line when it runs out), and the memory they cost is the ring and the
  * map, both sized by the budget at start.
+ *
+ * Prune. Where the kernel reads FUSE_NOTIFY_PRUNE (7.45, Linux 6.18) the
+ * same thread offers it, in batches, the inodes whose cached fd the
+ * table's sweep took (fuse_inode.h): idle ones, at a time the fd budget
+ * is tight. The kernel drops those nothing uses and FORGETs them, so its
+ * references stop pinning the table. The thread runs for that even with
+ * no watches (cache=never, --watches 0).
  */
 #ifndef STAINLESS_FS_FUSE_FUSE_WATCH_H
 #define STAINLESS_FS_FUSE_FUSE_WATCH_H
@@ -52,8 +59,12 @@ void fuse_watch_free(struct fuse_watch *w);
 /* A directory inode was given to the client: watch it (if budget remains). */
 void fuse_watch_want(struct fuse_watch *w, struct fuse_inode *ino);
 
-/* The itable's hook: an inode with watch wd is being freed. */
+/* The itable's hooks: an inode with watch wd is being freed; one lost its cached fd. */
 void fuse_watch_drop(void *ctx, int32_t wd, uint64_t nodeid);
+void fuse_watch_evicted(void *ctx, uint64_t nodeid);
+
+/* Do watches set lifetimes (a budget above 0)? */
+bool fuse_watch_covering(const struct fuse_watch *w);
 
 /* Seconds an entry or attribute reply for ino may be cached (the caller holds ino). */
 uint64_t fuse_watch_lifetime(struct fuse_server *s, struct fuse_inode *ino);
@@ -64,6 +75,7 @@ struct fuse_watch_stats {
 	uint64_t refused;      /* directories the budget left unwatched */
 	uint64_t events;       /* inotify events read */
 	uint64_t sent;         /* notifications the kernel took */
+	uint64_t pruned;       /* nodeids offered to the kernel to drop (PRUNE) */
 };
 void fuse_watch_stats(const struct fuse_watch *w, struct fuse_watch_stats *out);
 

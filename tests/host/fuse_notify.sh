@@ -144,4 +144,29 @@ seen "--watches 2: new file listed in an unwatched directory" $SHORT_BOUND_MS \
 touch -d 2001-01-01 "$S/f"
 seen "--watches 2: touch in the watched root still prompt" $BOUND_MS mtime_is "$MNT/f" 978307200
 stop "--watches 2"
+
+# ---- prune: a walk larger than the fd budget leaves the table small ----------
+# 20 x 500 files through a server with 512 fds: the sweep takes idle inodes'
+# fds, and where the kernel reads FUSE_NOTIFY_PRUNE (7.45) the server offers
+# it those inodes, so FORGETs come back and the table's peak stays far below
+# the names walked (without: every name, 10,021).
+rm -rf "$S"; mkdir -p "$S"
+cc -O2 -o "$T/many_files" "$HERE/many_files.c" && "$T/many_files" "$S" 20 500 ||
+	{ echo "helper build failed"; exit 1; }
+prlimit --nofile=512 "$STAINLESS" fuse-mount "$S" "$MNT" --cache never --stats -d 2>"$T/err" &
+PID=$!
+wait_mount "$MNT" "$T/err"
+got=$(find "$MNT" -links +0 2>"$T/find.err" | wc -l)
+check "prune: the walk stats every name ($got), no error" [ "$got" -eq 10021 -a ! -s "$T/find.err" ]
+stop prune
+stats=$(grep 'stats:' "$T/err")
+echo "# $stats"
+peak=$(echo "$stats" | sed -n 's/.*inodes_peak=\([0-9]*\).*/\1/p')
+minor=$(sed -n 's/.*speaks FUSE 7\.\([0-9]*\),.*/\1/p' "$T/err" | head -n 1)
+if [ "${minor:-0}" -ge 45 ]; then
+	check "prune: the kernel speaks 7.$minor and the table's peak ($peak) is under half the names walked" \
+		[ "$peak" -lt 5000 ]
+else
+	echo "# prune: not offered (the kernel's FUSE protocol is older than 7.45); peak $peak"
+fi
 [ $FAILS -eq 0 ]
