@@ -57,7 +57,7 @@ static int check_dir(const char *what, const char *path)
 static uint32_t watch_budget(const struct fuse_mount_cli *a)
 {
 	unsigned long max = 0;
-	uint32_t n = a->watches_set ? a->watches : FUSE_WATCH_DEFAULT;
+	uint32_t n = a->ma.watches_set ? a->ma.watches : FUSE_WATCH_DEFAULT;
 	FILE *f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
 
 	if (f) {

@@ -21,7 +21,7 @@ static const struct opt_def own[] = {
 	  "_netdev, x-*) are ignored (repeatable)", NULL, OPT_REPEAT, K_O },
 	{ "uring", 0, OPT_FLAG, NULL, NULL, "serve through FUSE over io_uring where the kernel "
 	  "offers it", NULL, 0, K_URING },
-	{ "watches", 0, OPT_VALUE, "N", "4096", "push host changes to the kernel: inotify "
+	{ "watches", 0, OPT_VALUE, "N", "4096", "(-o watches=N) push host changes to the kernel: inotify "
 	  "watches on up to N looked-up directories (at most an eighth of "
 	  "fs.inotify.max_user_watches); what none covers is cached 1 s; 0: plain "
 	  "cache timeouts", NULL, 0, K_WATCHES },
@@ -118,8 +118,8 @@ int fuse_mount_parse(int argc, char **argv, struct fuse_mount_cli *a)
 			if (!*optarg || *end || n > FUSE_WATCH_MAX)
 				return fail(EXIT_USAGE, "--watches must be 0 to %u, not '%s'",
 					    FUSE_WATCH_MAX, optarg);
-			a->watches = (uint32_t)n;
-			a->watches_set = true;
+			a->ma.watches = (uint32_t)n;
+			a->ma.watches_set = true;
 			break;
 		}
 		case K_GONE:

@@ -14,8 +14,6 @@ struct fuse_mount_cli {
 	struct fuse_mount_args ma;    /* -o's mount words; ma.uring also --uring */
 	struct sandbox_opts sbo;
 	bool background;              /* return once serving (mount(8)'s helper) */
-	uint32_t watches;             /* --watches (watches_set), else the default */
-	bool watches_set;
 	struct opt_common cc;
 };
 

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fs/fs_options.h"
 
@@ -26,6 +27,8 @@ struct fuse_mount_args {
 	unsigned long msflags;   /* mount(2)'s MS_*: nosuid,nodev unless suid/dev */
 	bool allow_other;
 	bool uring;              /* -o uring, as --uring */
+	uint32_t watches;        /* -o watches=N, as --watches (watches_set) */
+	bool watches_set;
 	char fsname[128];        /* mountinfo's source field; "stainless" by default */
 };
 

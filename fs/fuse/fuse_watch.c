@@ -167,7 +167,8 @@ bool fuse_watch_covering(const struct fuse_watch *w)
  * the kernel's lookup references pin the table. Offer the kernel that
  * nodeid to drop if nothing uses it there either (FUSE_NOTIFY_PRUNE,
  * 7.45), so its FORGET comes back and the slot, its name and its parent
- * chain go. Called under the table's mutex: no wait but the ring's.
+ * chain go. Called by the sweep on a serving thread, outside the table's
+ * mutex: no wait but the ring's.
  */
 void fuse_watch_evicted(void *ctx, uint64_t nodeid)
 {
