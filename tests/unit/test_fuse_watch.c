@@ -187,7 +187,7 @@ START_TEST(forget_releases_the_watch)
 	struct fuse_forget_in fin = { .nlookup = 1 };
 
 	for (int i = 0; i < 3; i++) {
-		char n[8];
+		char n[16];
 
 		snprintf(n, sizeof(n), "d%d", i);
 		ck_assert_int_eq(mkdir(tf_path(n), 0755), 0);
@@ -195,7 +195,7 @@ START_TEST(forget_releases_the_watch)
 	start(2, 38);
 	/* Budget 2: the root and one directory at a time, again and again. */
 	for (int round = 0; round < 6; round++) {
-		char n[8];
+		char n[16];
 
 		snprintf(n, sizeof(n), "d%d", round % 3);
 		ck_assert_int_eq(tf_lookup(1, n, &d), 0);
