@@ -22,6 +22,7 @@ static const char *const role_names[FS_ROLE_COUNT] = {
 	[FS_ROLE_CONSOLE] = "console",
 	[FS_ROLE_FUSE_READER] = "fuse-reader",
 	[FS_ROLE_FUSE_URING] = "fuse-uring",
+	[FS_ROLE_FUSE_WATCH] = "fuse-watch",
 	[FS_ROLE_P9_CONN] = "9p-conn",
 	[FS_ROLE_VHOST_USER] = "vhost-user",
 	[FS_ROLE_VSOCK] = "vsock",

@@ -49,6 +49,7 @@ enum fs_role {
 	FS_ROLE_CONSOLE,     /* `run`'s console input: stdin to the UART */
 	FS_ROLE_FUSE_READER, /* fuse-mount: a /dev/fuse reader */
 	FS_ROLE_FUSE_URING,  /* fuse-mount --uring: a FUSE-over-io_uring queue */
+	FS_ROLE_FUSE_WATCH,  /* a FUSE server's host-change watcher (inotify) */
 	FS_ROLE_P9_CONN,     /* 9p-serve: one client connection */
 	FS_ROLE_VHOST_USER,  /* vhost-user-fs: the front end's control socket */
 	FS_ROLE_VSOCK,       /* virtio-vsock: its queues and its host-socket muxer */

@@ -30,6 +30,7 @@
 #include "fs/fs_log.h"
 #include "fs/fs_options.h"
 #include "fs/fuse/fuse_server.h"
+#include "fs/fuse/fuse_watch.h"
 #include "sandbox/sandbox.h"
 #include "transport/fuse_mount.h"
 #include "transport/fuse_mountpoint.h"
@@ -105,6 +106,27 @@ static struct fuse_registrar *passthrough_hello(struct fuse_registrar *reg, cons
 	return NULL;
 }
 
+/*
+ * --watches, or the default: FUSE_WATCH_DEFAULT, and never more than an
+ * eighth of the user's inotify watches (shared with every program the
+ * user runs). Read now: the sandbox's /proc has no /proc/sys.
+ */
+static uint32_t watch_budget(const struct fuse_mount_cli *a)
+{
+	unsigned long max = 0;
+	uint32_t n = a->ma.watches_set ? a->ma.watches : FUSE_WATCH_DEFAULT;
+	FILE *f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (max && n > max / 8)
+		n = (uint32_t)(max / 8);
+	return a->opts.cache == FS_CACHE_NEVER ? 0 : n;
+}
+
 /* In the sandbox's supervisor (sandbox.h): the mount is taken down here. */
 static bool supervisor_stop(void *ctx, int sig)
 {
@@ -172,6 +194,7 @@ int fuse_mount_main(int argc, char **argv)
 	struct fuse_mountpoint mp;
 	struct sandbox sb;
 	bool uring, want_uring;
+	uint32_t watches;
 	const char *dir, *mnt;
 	int fd, r, code, ready = -1;
 
@@ -193,6 +216,7 @@ int fuse_mount_main(int argc, char **argv)
 			"over io_uring (fuse module parameter enable_uring); serving through "
 			"/dev/fuse");
 	(void)fuse_uring_queues(); /* read from /sys now, while /sys is there */
+	watches = watch_budget(&a);
 	/* The mount in the host's namespace, before the sandbox's fork. */
 	fd = fuse_mountpoint_open_args(&mp, mnt, FUSE_SERVER_MAX_WRITE, &a.ma);
 	if (fd < 0)
@@ -225,7 +249,8 @@ int fuse_mount_main(int argc, char **argv)
 	if (r == 0) {
 		r = fuse_server_create_params(&srv, sandbox_path(&sb, dir), &o,
 					      &(struct fuse_server_params){
-						      .io_uring = want_uring,
+						      .io_uring = want_uring, .watches = watches,
+						      .notify = fuse_mount_notify, .notify_ctx = &fd,
 						      .backing = reg ? &fuse_registrar_ops : NULL,
 						      .backing_ctx = reg });
 		if (r)
@@ -243,11 +268,16 @@ int fuse_mount_main(int argc, char **argv)
 	fs_log(FS_LOG_INFO, "serving %s at %s", dir, mp.real);
 	/* mp NULL: the mount is the sandbox supervisor's to take down, not ours. */
 	r = fuse_mount_serve(ch, srv, fd, sb.opts.mode == SANDBOX_NAMESPACE ? NULL : &mp);
-	close(fd);
+	struct fuse_server_stats st;
+	fuse_server_stats(srv, &st);
 	fuse_server_destroy(srv);
+	close(fd);               /* after the watcher, which writes to it, stopped */
 	if (a.cc.stats)
-		fprintf(stderr, "stainless fuse-mount: stats: requests=%llu\n",
-			(unsigned long long)fuse_mount_channel_requests(ch));
+		fprintf(stderr, "stainless fuse-mount: stats: requests=%llu inodes_peak=%u "
+			"watches=%u watch_refused=%llu watch_events=%llu notified=%llu pruned=%llu\n",
+			(unsigned long long)fuse_mount_channel_requests(ch), st.inodes_peak,
+			st.watches, (unsigned long long)st.refused, (unsigned long long)st.events,
+			(unsigned long long)st.notified, (unsigned long long)st.pruned);
 	/* The registrar's counts once the server closed its ids: ids=0 unless one leaked. */
 	struct registrar_answer ra;
 	if (a.cc.stats && reg && fuse_registrar_call(reg, REGISTRAR_STATS, -1, 0, &ra) == 0)

@@ -3,14 +3,17 @@
 #include "cmd/fuse_mount_cli.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 
 #include "base/exit.h"
 #include "base/fail.h"
+#include "fs/fuse/fuse_watch.h"
 
-enum { K_O = 'o', K_URING = OPT_KEY_BASE, K_PASSTHROUGH, K_BACKGROUND, K_GONE, K_GONE_POLL };
+enum { K_O = 'o', K_URING = OPT_KEY_BASE, K_PASSTHROUGH, K_BACKGROUND, K_WATCHES, K_GONE,
+       K_GONE_POLL };
 
 static const struct opt_def own[] = {
 	{ NULL, 'o', OPT_VALUE, "OPTIONS", NULL, "comma-separated mount options: the ones below "
@@ -23,6 +26,10 @@ static const struct opt_def own[] = {
 	  "from the kernel straight to the share's files (FUSE passthrough, Linux 6.9+; root; "
 	  "not with writeback); where the kernel or the process cannot, one line and served "
 	  "without it", NULL, 0, K_PASSTHROUGH },
+	{ "watches", 0, OPT_VALUE, "N", "4096", "(-o watches=N) push host changes to the kernel: inotify "
+	  "watches on up to N looked-up directories (at most an eighth of "
+	  "fs.inotify.max_user_watches); what none covers is cached 1 s; 0: plain "
+	  "cache timeouts", NULL, 0, K_WATCHES },
 	{ "background", 0, OPT_FLAG, NULL, NULL, "return once the mount is made, the server "
 	  "staying behind (what mount.fuse.stainless uses)", NULL, 0, K_BACKGROUND },
 	/* Serving modes that did not earn their place (README, Benchmarks). */
@@ -112,6 +119,17 @@ int fuse_mount_parse(int argc, char **argv, struct fuse_mount_cli *a)
 		case K_BACKGROUND:
 			a->background = true;
 			break;
+		case K_WATCHES: {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || n > FUSE_WATCH_MAX)
+				return fail(EXIT_USAGE, "--watches must be 0 to %u, not '%s'",
+					    FUSE_WATCH_MAX, optarg);
+			a->ma.watches = (uint32_t)n;
+			a->ma.watches_set = true;
+			break;
+		}
 		case K_GONE:
 		case K_GONE_POLL:
 			return fail(EXIT_USAGE, "--%s: this option is gone: /dev/fuse has one way of serving, "

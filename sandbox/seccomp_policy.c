@@ -263,6 +263,22 @@ static const struct sc_rule fuse_uring_rules[] = {
 	{ SCMP_SYS(io_uring_enter), .why = "commit an answer and fetch the next request" },
 };
 
+/*
+ * A FUSE server's watcher (fs/fuse/fuse_watch.c): serves no request, so
+ * none of the servers' group; it reads inotify events, stats the one name
+ * an event gives beneath the watched directory's fd, and writes the
+ * notification to /dev/fuse (base's write).
+ */
+static const struct sc_rule fuse_watch_rules[] = {
+	{ SCMP_SYS(read), .why = "inotify events; the serving threads' wake eventfd" },
+	{ SCMP_SYS(inotify_add_watch), .why = "watch a looked-up directory, by its /proc/self/fd link" },
+	{ SCMP_SYS(inotify_rm_watch), .why = "the client forgot the directory" },
+	{ SCMP_SYS(newfstatat), .why = "which known inode an event's name leads to (no open)" },
+	{ SCMP_SYS(openat2), .why = "a watched directory whose fd was evicted, reopened beneath its parent" },
+	{ SCMP_SYS(statx), .why = "... and checked to be the same directory (birth time)" },
+	{ SCMP_SYS(fstat), .why = "... its numbers (fstat)" },
+};
+
 static const struct sc_rule p9_conn_rules[] = {
 	{ SCMP_SYS(recvfrom), .why = "requests from the client's socket (recv)" },
 	{ SCMP_SYS(sendto), .why = "replies (send with MSG_NOSIGNAL)" },
@@ -431,6 +447,7 @@ static const struct sc_group lock_wait = GROUP("lock-wait", lock_wait_rules);
 static const struct sc_group console = GROUP("console", console_rules);
 static const struct sc_group fuse_reader = GROUP("fuse-reader", fuse_reader_rules);
 static const struct sc_group fuse_uring = GROUP("fuse-uring", fuse_uring_rules);
+static const struct sc_group fuse_watch = GROUP("fuse-watch", fuse_watch_rules);
 static const struct sc_group p9_conn = GROUP("9p-conn", p9_conn_rules);
 static const struct sc_group vhost_user = GROUP("vhost-user", vhost_user_rules);
 static const struct sc_group vsock = GROUP("vsock", vsock_rules);
@@ -490,6 +507,7 @@ static const struct sc_group *const role_groups[FS_ROLE_COUNT][8] = {
 	[FS_ROLE_CONSOLE] = { &base, &waits, &console, NULL },
 	[FS_ROLE_FUSE_READER] = { &base, &server, &waits, &fuse_reader, NULL },
 	[FS_ROLE_FUSE_URING] = { &base, &server, &pinned, &fuse_uring, NULL },
+	[FS_ROLE_FUSE_WATCH] = { &base, &waits, &fuse_watch, NULL },
 	[FS_ROLE_P9_CONN] = { &base, &server, &user_lookup, &waits, &p9_conn, NULL },
 	[FS_ROLE_VHOST_USER] = { &base, &waits, &queue_setup, &vhost_user, NULL },
 	[FS_ROLE_VSOCK] = { &base, &vsock, NULL },

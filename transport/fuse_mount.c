@@ -186,6 +186,16 @@ static int clone_fd(int fd, int *spare)
 	return rfd;
 }
 
+int fuse_mount_notify(void *ctx, const void *msg, size_t len)
+{
+	int fd = *(const int *)ctx;
+	ssize_t n;
+
+	while ((n = write(fd, msg, len)) < 0 && errno == EINTR)
+		;
+	return n < 0 ? -errno : 0;
+}
+
 int fuse_mount_channel_new(struct fuse_mount_channel **out, bool want_uring)
 {
 	struct fuse_mount_channel *ch = calloc(1, sizeof(*ch));

@@ -9,6 +9,7 @@
 #define STAINLESS_TRANSPORT_FUSE_MOUNT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct fuse_server;
@@ -25,6 +26,13 @@ int fuse_mount_channel_new(struct fuse_mount_channel **ch, bool want_uring);
 uint64_t fuse_mount_channel_requests(const struct fuse_mount_channel *ch);
 /* After the server is destroyed (parked requests answered). NULL: nothing. */
 void fuse_mount_channel_free(struct fuse_mount_channel *ch);
+
+/*
+ * The server's notify hook (fuse_server_params): one FUSE notification
+ * written to the connection, ctx pointing at its fd. 0 or -errno (-ENOENT:
+ * the kernel had nothing cached to forget).
+ */
+int fuse_mount_notify(void *ctx, const void *msg, size_t len);
 
 /*
  * Serve the connection fd until SIGINT/SIGTERM (then unmount mp; mp NULL:

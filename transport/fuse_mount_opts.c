@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 
 #include "base/fail.h"
+#include "fs/fuse/fuse_watch.h"
 
 /* The kernel's generic flags, as mount(8) spells them; set or cleared. */
 static const struct flag_word {
@@ -77,6 +79,17 @@ static int one_word(const char *w, struct fs_options *o, struct fuse_mount_args 
 	}
 	if (strcmp(w, "passthrough") == 0) {
 		ma->passthrough = true;
+		return 0;
+	}
+	if (strncmp(w, "watches=", 8) == 0) {
+		char *end;
+		unsigned long n = strtoul(w + 8, &end, 10);
+
+		if (!w[8] || *end || n > FUSE_WATCH_MAX)
+			return fail_msg(err, errlen, -EINVAL, "-o %s: watches must be 0 to %u", w,
+					FUSE_WATCH_MAX);
+		ma->watches = (uint32_t)n;
+		ma->watches_set = true;
 		return 0;
 	}
 	if (strncmp(w, "fsname=", 7) == 0) {

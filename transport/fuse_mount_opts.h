@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fs/fs_options.h"
 
@@ -27,6 +28,8 @@ struct fuse_mount_args {
 	bool allow_other;
 	bool uring;              /* -o uring, as --uring */
 	bool passthrough;        /* -o passthrough, as --passthrough */
+	uint32_t watches;        /* -o watches=N, as --watches (watches_set) */
+	bool watches_set;
 	char fsname[128];        /* mountinfo's source field; "stainless" by default */
 };
 

@@ -112,6 +112,7 @@ void fuse_icache_drop_locked(struct fuse_itable *t, struct fuse_inode *ino)
  */
 static int evict_one(struct fuse_itable *t)
 {
+	uint64_t id = 0;
 	int fd = -1;
 
 	pthread_mutex_lock(&t->mu);
@@ -126,6 +127,7 @@ static int evict_one(struct fuse_itable *t)
 			continue;
 		if (atomic_compare_exchange_strong(&ino->fdw, &w, 0)) {
 			fd = FDW_FD(w);
+			id = fuse_inode_nodeid(ino);
 			fuse_icache_drop_locked(t, ino);
 		}
 	}
@@ -134,6 +136,8 @@ static int evict_one(struct fuse_itable *t)
 		return -ENFILE;
 	close(fd);
 	fs_fd_refund();
+	if (t->evicted)
+		t->evicted(t->drop_ctx, id); /* idle long enough to lose its fd: ask the kernel */
 	return 0;
 }
 
@@ -194,6 +198,7 @@ static void fill_inode(struct fuse_inode *ino, const struct stat *st, uint32_t b
 	ino->owners = NULL;
 	ino->submount = false;
 	ino->cached = false;
+	atomic_store(&ino->wd, 0);
 }
 
 int fuse_itable_set_root(struct fuse_itable *t, int fd, const struct stat *st)
@@ -374,6 +379,8 @@ void fuse_inode_put(struct fuse_itable *t, struct fuse_inode *ino)
 		struct fuse_inode *parent;
 		int fd = FDW_FD(atomic_exchange(&ino->fdw, 0));
 		char *name;
+		int32_t wd = atomic_exchange(&ino->wd, 0);
+		uint64_t id = fuse_inode_nodeid(ino);
 
 		if (fd >= 0) {
 			close(fd);
@@ -396,6 +403,8 @@ void fuse_inode_put(struct fuse_itable *t, struct fuse_inode *ino)
 		fuse_slot_free(&t->slots, &ino->slot);
 		pthread_mutex_unlock(&t->mu);
 		free(name);
+		if (wd && t->drop)
+			t->drop(t->drop_ctx, wd, id);
 		ino = parent;
 	}
 }

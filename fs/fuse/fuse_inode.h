@@ -45,7 +45,7 @@
  * max_inodes, FUSE_INODES_DEFAULT): a slot costs sizeof(struct fuse_inode)
  * (at most FUSE_INODE_SLOT_MAX bytes) plus 4 bytes of hash bucket, and an
  * inode's name a malloc'd copy (NAME_MAX + 1 bytes at most; 16-32 bytes of
- * heap for usual names). The default of 1M inodes is at most 100 MiB of
+ * heap for usual names). The default of 1M inodes is at most 108 MiB of
  * slots and buckets plus 16-32 MiB of names (272 MiB with every name
  * 255 bytes long) when full, and slots are touched only as used. A full
  * table -- this memory budget spent, not the fd budget -- answers ENFILE.
@@ -89,6 +89,7 @@ struct fuse_inode {
 	mode_t type;            /* S_IFMT bits, fixed for the inode's life */
 	uint32_t btag;          /* its birth time folded; 0: the fs gives none */
 	_Atomic bool recent;    /* used since the sweep last passed */
+	_Atomic int32_t wd;     /* a directory's inotify watch (fuse_watch.h): 0 none, -1 asked */
 	bool submount;          /* a directory on another st_dev than its parent */
 	/* Under the table mutex: */
 	bool hashed;
@@ -97,7 +98,7 @@ struct fuse_inode {
 	uint32_t ring_prev, ring_next; /* the cached fds' ring */
 };
 
-#define FUSE_INODE_SLOT_MAX 96u
+#define FUSE_INODE_SLOT_MAX 104u
 #define FUSE_INODES_DEFAULT (1u << 20)
 
 struct fuse_itable {
@@ -111,6 +112,11 @@ struct fuse_itable {
 	/* Lock-owner OFDs (fuse_lock.c) hold fds too: counted and bounded. */
 	_Atomic uint32_t nowners;
 	uint32_t max_owners;
+	/* Called as an inode with a watch is freed (fuse_watch_drop); NULL: none. */
+	void (*drop)(void *ctx, int32_t wd, uint64_t nodeid);
+	/* Called as the sweep takes an inode's cached fd (fuse_watch_evicted); NULL: none. */
+	void (*evicted)(void *ctx, uint64_t nodeid);
+	void *drop_ctx;
 };
 
 /* An inode's fd as one request holds it (fuse_inode_fd). */

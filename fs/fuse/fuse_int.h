@@ -78,6 +78,8 @@ struct fuse_server {
 	pthread_mutex_t dev_mu;
 	dev_t devs[255];
 	unsigned ndevs;
+	struct fuse_watch *watch;  /* host changes told to the client; NULL: none */
+	_Atomic uint32_t kernel_minor; /* the client's own protocol minor, from INIT */
 	/* fuse_lock.c */
 	pthread_mutex_t lock_mu;  /* the inodes' lock-owner lists */
 	struct fs_park_set waits; /* parked SETLKWs */

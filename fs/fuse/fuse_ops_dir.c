@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "fs/resolve.h"
+#include "fs/fuse/fuse_watch.h"
 
 struct host_dirent {
 	uint64_t d_ino;
@@ -134,6 +135,9 @@ int fuse_op_opendir(struct fuse_call *c)
 	if (r)
 		return r;
 	out.open_flags = fuse_open_flags_out(c->srv, true);
+	/* A listing no watch keeps fresh is not kept past this open. */
+	if (fuse_watch_covering(c->srv->watch) && atomic_load(&c->ino->wd) <= 0)
+		out.open_flags &= ~(uint32_t)FOPEN_KEEP_CACHE;
 	return fuse_reply(c, &out, sizeof(out));
 }
 

@@ -22,6 +22,7 @@
 
 #include "base/creds.h"
 #include "fs/fs_xattr.h"
+#include "fs/fuse/fuse_watch.h"
 #include "fs/resolve.h"
 
 #ifndef SYS_fchmodat2
@@ -82,8 +83,9 @@ void fuse_fill_entry(struct fuse_server *s, struct fuse_inode *ino,
 	memset(e, 0, sizeof(*e));
 	e->nodeid = fuse_inode_nodeid(ino);
 	e->generation = fuse_inode_gen(ino);
-	e->entry_valid = s->timeout_sec;
-	e->attr_valid = s->timeout_sec;
+	fuse_watch_want(s->watch, ino);
+	e->entry_valid = fuse_watch_lifetime(s, ino);
+	e->attr_valid = e->entry_valid;
 	fuse_fill_attr(s, st, ino->submount, &e->attr);
 }
 
@@ -210,7 +212,7 @@ int fuse_op_batch_forget(struct fuse_call *c)
 
 static int reply_attr(struct fuse_call *c)
 {
-	struct fuse_attr_out out = { .attr_valid = c->srv->timeout_sec };
+	struct fuse_attr_out out = { .attr_valid = fuse_watch_lifetime(c->srv, c->ino) };
 	struct stat st;
 	int r = fuse_stat(c->fd, &st);
 
@@ -240,7 +242,7 @@ static void sx_time(struct fuse_sx_time *t, const struct statx_timestamp *s)
 int fuse_op_statx(struct fuse_call *c)
 {
 	struct fuse_statx_in in;
-	struct fuse_statx_out out = { .attr_valid = c->srv->timeout_sec };
+	struct fuse_statx_out out = { .attr_valid = fuse_watch_lifetime(c->srv, c->ino) };
 	struct fuse_handle *h = NULL;
 	struct statx sx;
 	struct stat st;

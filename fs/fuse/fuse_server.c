@@ -31,6 +31,7 @@
 #include "fs/resolve.h"
 #include "fs/fs_log.h"
 #include "fs/fuse/fuse_trace.h"
+#include "fs/fuse/fuse_watch.h"
 
 bool fuse_server_io_uring(const struct fuse_server *s)
 {
@@ -99,8 +100,8 @@ static int fuse_op_init(struct fuse_call *c)
 	 * not outlive the server, so the share is not NFS-exportable. With
 	 * CREATE_SUPP_GROUP the client says which supplementary group a new
 	 * file in a set-group-ID or group-owned directory takes
-	 * (parse_extensions). HAS_EXPIRE_ONLY is not asked for: this server
-	 * sends the client no notifications.
+	 * (parse_extensions). HAS_EXPIRE_ONLY is not asked for: the
+	 * notifications (fuse_watch.c) invalidate, never expire only.
 	 */
 	want |= FUSE_DIRECT_IO_ALLOW_MMAP | FUSE_NO_EXPORT_SUPPORT | FUSE_CREATE_SUPP_GROUP;
 	uint64_t offered = in.flags;
@@ -115,6 +116,8 @@ static int fuse_op_init(struct fuse_call *c)
 	uint64_t got = want & offered;
 
 	s->minor = in.minor < FUSE_OUR_MINOR ? in.minor : FUSE_OUR_MINOR;
+	atomic_store(&s->kernel_minor, in.minor); /* which notifications it reads */
+	fs_log(FS_LOG_DEBUG, "INIT: the client speaks FUSE 7.%u, served as 7.%u", in.minor, s->minor);
 	s->submounts = got & FUSE_SUBMOUNTS;
 	s->killpriv_v2 = got & FUSE_HANDLE_KILLPRIV_V2;
 	s->writeback = got & FUSE_WRITEBACK_CACHE;
@@ -475,6 +478,9 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 		goto err_lock;
 	pthread_mutex_init(&s->init_mu, NULL);
 	pthread_mutex_init(&s->dev_mu, NULL);
+	if ((s->params.notify || (s->params.watches && opts->cache != FS_CACHE_NEVER)) &&
+	    (r = fuse_watch_start(s)))
+		fs_log(FS_LOG_WARN, "host changes unwatched (%s): plain cache timeouts", strerror(-r));
 	umask(0);
 	*out = s;
 	return 0;
@@ -516,11 +522,13 @@ void fuse_server_destroy(struct fuse_server *s)
 {
 	if (!s)
 		return;
+	fuse_watch_stop(s->watch);   /* before the table it reads goes */
 	fuse_server_reset(s);
 	fuse_passthrough_fini(s);
 	fuse_lock_fini(s);
 	fuse_htable_fini(&s->ht);
 	fuse_itable_fini(&s->it);
+	fuse_watch_free(s->watch);
 	close(s->proc_fd);
 	fs_fd_refund();
 	pthread_mutex_destroy(&s->init_mu);

@@ -109,6 +109,16 @@ struct fuse_server_params {
 	void *backing_ctx;
 	/* Offer FUSE_OVER_IO_URING at INIT (fuse-mount's per-CPU rings). */
 	bool io_uring;
+	/*
+	 * Watch up to this many looked-up directories for host changes
+	 * (fs/fuse/fuse_watch.h; 0: none, plain timeouts) and hand each
+	 * change to notify as a FUSE notification (a whole message, out
+	 * header first; 0 or -errno), from a thread that serves nothing.
+	 * notify NULL: the watches only set lifetimes.
+	 */
+	uint32_t watches;
+	int (*notify)(void *ctx, const void *msg, size_t len);
+	void *notify_ctx;
 	/* Test only: pretend every RWF_NOWAIT read would block. */
 	bool test_nowait_blocks;
 };
@@ -158,6 +168,17 @@ void fuse_server_destroy(struct fuse_server *srv);
 
 /* Largest request the server accepts (size receive buffers with this). */
 uint32_t fuse_server_max_request(const struct fuse_server *srv);
+
+/* --stats: the inode table's high-water mark, and what the watcher did (fuse_watch.h). */
+struct fuse_server_stats {
+	uint32_t inodes_peak;  /* slots ever handed out, the root's among them */
+	uint32_t watches;      /* directories watched now */
+	uint64_t refused;      /* directories the watch budget left out */
+	uint64_t events;       /* inotify events read */
+	uint64_t notified;     /* notifications the kernel took */
+	uint64_t pruned;       /* nodeids offered it to drop (FUSE_NOTIFY_PRUNE) */
+};
+void fuse_server_stats(const struct fuse_server *srv, struct fuse_server_stats *out);
 
 /* After INIT: did the client accept FUSE_OVER_IO_URING (params.io_uring)? */
 bool fuse_server_io_uring(const struct fuse_server *srv);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The FUSE wire protocol as far as Linux 6.12 speaks it (7.41). Debian
+ * The FUSE wire protocol as far as Linux 6.12 speaks it (7.41), and the
+ * one notification of 7.45 this server sends when the kernel says it has
+ * it (PRUNE). Debian
  * 12's <linux/fuse.h> stops at 7.38, so what came after and this server
  * uses is defined here, each layout checked against the 6.12 uapi header's
  * sizes. With a newer <linux/fuse.h> the system's definitions win.
@@ -109,6 +111,26 @@ struct fuse_backing_map {
 #endif
 
 _Static_assert(sizeof(struct fuse_backing_map) == 16, "fuse_backing_map");
+
+#if FUSE_KERNEL_MINOR_VERSION < 45
+/*
+ * 7.45 (Linux 6.18): the server asks the kernel to drop the inodes it
+ * names that nothing uses, so their FORGETs come back. count nodeids
+ * (uint64_t each) follow the struct.
+ */
+#define FUSE_NOTIFY_PRUNE 9
+
+struct fuse_notify_prune_out {
+	uint32_t count;
+	uint32_t padding;
+	uint64_t spare;
+};
+#endif
+#define FUSE_PRUNE_MINOR 45
+
+_Static_assert(sizeof(struct fuse_notify_prune_out) == 16, "fuse_notify_prune_out");
+_Static_assert(sizeof(struct fuse_notify_inval_inode_out) == 24, "fuse_notify_inval_inode_out");
+_Static_assert(sizeof(struct fuse_notify_inval_entry_out) == 16, "fuse_notify_inval_entry_out");
 _Static_assert(sizeof(struct fuse_sx_time) == 16, "fuse_sx_time");
 _Static_assert(sizeof(struct fuse_statx) == 256, "fuse_statx");
 _Static_assert(sizeof(struct fuse_statx_in) == 24, "fuse_statx_in");

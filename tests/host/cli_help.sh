@@ -89,7 +89,7 @@ hand=$(grep -ln 'struct option [a-z_]*\[\] *=\|strcmp([a-z]*, *"--' "$ROOT"/cmd/
 echo "ok: every command's getopt table is written from its option table"
 
 # Every seccomp role is one --print-seccomp takes, and the help says so.
-for r in control vcpu queue lock-wait console fuse-reader fuse-uring 9p-conn vhost-user spawner supervisor relay; do
+for r in control vcpu queue lock-wait console fuse-reader fuse-uring fuse-watch 9p-conn vhost-user spawner supervisor relay; do
 	grep -q "$r" "$T/help.fuse-mount" || fail "fuse-mount --help does not list the role $r"
 	"$BIN" fuse-mount --print-seccomp "$r" >/dev/null 2>&1 || fail "--print-seccomp $r"
 done

@@ -139,8 +139,8 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && command -v flock >/dev/null; then
 	sleep 0.3
 	flock "$MNT/lockme" true &
 	PIDS="$PIDS $!"
-	wait_threads $FM fuse-r0 lock-wait
-	confined $FM "fuse-mount with a parked lock" stainless spawner fuse-r0 lock-wait
+	wait_threads $FM fuse-r0 fuse-watch lock-wait
+	confined $FM "fuse-mount with a parked lock" stainless spawner fuse-r0 fuse-watch lock-wait
 	kill -TERM $FM; wait $FM; rc=$?
 	[ $rc -eq 0 ] || fail "fuse-mount under seccomp: SIGTERM exit $rc: $(cat "$T/fm.err")"
 else

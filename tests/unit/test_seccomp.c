@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -118,6 +119,10 @@ static int pty_fd = -1;
 static struct termios pty_saved;
 static int tty_restore(void) { return tcsetattr(pty_fd, TCSANOW, &pty_saved) != 0; }
 static int uring_enter(void) { return !(syscall(__NR_io_uring_enter, -1, 0, 0, 0, NULL, 0) < 0 && errno == EBADF); }
+static int inotify_add(void)
+{
+	return !(syscall(SYS_inotify_add_watch, -1, "/", IN_ONLYDIR) < 0 && errno == EBADF);
+}
 static int accept_call(void) { return accept4(-1, NULL, NULL, 0) >= 0; }
 static int socket_refused(void) { return !(socket(AF_INET, SOCK_STREAM, 0) < 0 && errno == EACCES); }
 static int fork_process(void) { return syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) < 0; }
@@ -183,7 +188,8 @@ static const struct { enum sc_command cmd; enum fs_role role; } every_role[] = {
 	{ SC_CMD_RUN, FS_ROLE_VCPU }, { SC_CMD_RUN, FS_ROLE_QUEUE },
 	{ SC_CMD_RUN, FS_ROLE_LOCK_WAIT },
 	{ SC_CMD_RUN, FS_ROLE_CONSOLE }, { SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_READER },
-	{ SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_URING }, { SC_CMD_9P_SERVE, FS_ROLE_P9_CONN },
+	{ SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_URING }, { SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_WATCH },
+	{ SC_CMD_9P_SERVE, FS_ROLE_P9_CONN },
 	{ SC_CMD_VHOST_USER, FS_ROLE_VHOST_USER }, { SC_CMD_RUN, FS_ROLE_SPAWNER },
 	{ SC_CMD_RUN, FS_ROLE_SUPERVISOR }, { SC_CMD_FUSE_MOUNT, FS_ROLE_SUPERVISOR },
 	{ SC_CMD_9P_SERVE, FS_ROLE_SUPERVISOR }, { SC_CMD_VHOST_USER, FS_ROLE_SUPERVISOR },
@@ -298,6 +304,18 @@ START_TEST(t_fuse_reader)
 	EXPECT_SIGSYS(SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_READER, accept_call);
 	EXPECT_SIGSYS(SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_READER, tty_ioctl);
 	EXPECT_SIGSYS(SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_READER, uring_enter);
+	EXPECT_SIGSYS(SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_READER, inotify_add); /* the watcher's alone */
+}
+END_TEST
+
+/* The watcher serves nothing: inotify yes; opening files, sockets, rings no. */
+START_TEST(t_fuse_watch)
+{
+	EXPECT_PASSES(SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_WATCH, inotify_add);
+	EXPECT_PASSES(SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_WATCH, poll_now);
+	EXPECT_SIGSYS(SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_WATCH, open_file);
+	EXPECT_SIGSYS(SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_WATCH, accept_call);
+	EXPECT_SIGSYS(SC_CMD_FUSE_MOUNT, FS_ROLE_FUSE_WATCH, uring_enter);
 }
 END_TEST
 
@@ -799,6 +817,7 @@ static Suite *seccomp_suite(void)
 	tcase_add_test(roles, t_lock_wait);
 	tcase_add_test(roles, t_console);
 	tcase_add_test(roles, t_fuse_reader);
+	tcase_add_test(roles, t_fuse_watch);
 	tcase_add_test(roles, t_fuse_uring);
 	tcase_add_test(roles, t_p9_conn);
 	tcase_add_test(roles, t_vhost_user);
