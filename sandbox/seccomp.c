@@ -369,6 +369,7 @@ static const char *role_of_comm(const char *comm)
 		{ "console", FS_ROLE_CONSOLE },
 		{ "fuse-r", FS_ROLE_FUSE_READER }, { "fuse-q", FS_ROLE_FUSE_URING },
 		{ "9p-conn", FS_ROLE_P9_CONN }, { "spawner", FS_ROLE_SPAWNER },
+		{ "timed-call", FS_ROLE_TIMED_CALL }, { "deadline", FS_ROLE_DEADLINE },
 	};
 
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)

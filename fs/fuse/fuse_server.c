@@ -18,6 +18,7 @@
  * FIFOs would block a queue, device nodes would reach host devices.
  */
 #include "fs/fuse/fuse_int.h"
+#include "fs/fuse/fuse_timed.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -376,12 +377,23 @@ static int handle_traced(struct fuse_server *s, struct fs_req *req, const struct
 	return r;
 }
 
-int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
-		       const struct fs_transport *t)
+/* On this thread, whatever the device: the inline path, and fuse_timed's helpers. */
+static int handle_here(struct fuse_server *s, struct fs_req *req, const struct fs_transport *t)
 {
 	if (fs_log_tracing())
 		return handle_traced(s, req, t);
 	return handle(s, req, t);
+}
+
+int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
+		       const struct fs_transport *t)
+{
+	int r;
+
+	/* A request that may wait for a host file system gets a deadline. */
+	if (s->timed && fuse_timed_take(s, req, t, &r))
+		return r;
+	return handle_here(s, req, t);
 }
 
 bool fuse_server_idle(struct fuse_server *s)
@@ -451,15 +463,21 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	r = fuse_lock_init(s);
 	if (r)
 		goto err_ht;
+	r = fuse_timed_init(s, opts->call_timeout, fd, st.st_dev, handle_here,
+			    fuse_server_max_request(s));
+	if (r)
+		goto err_lock;
 	r = fuse_itable_set_root(&s->it, fd, &st);
 	fd = -1; /* the table's now, or closed */
 	if (r)
-		goto err_lock;
+		goto err_timed;
 	pthread_mutex_init(&s->init_mu, NULL);
 	pthread_mutex_init(&s->dev_mu, NULL);
 	umask(0);
 	*out = s;
 	return 0;
+err_timed:
+	fuse_timed_fini(s);
 err_lock:
 	fuse_lock_fini(s);
 err_ht:
@@ -486,6 +504,7 @@ int fuse_server_create(struct fuse_server **out, const char *root_dir,
 
 void fuse_server_reset(struct fuse_server *s)
 {
+	fuse_timed_reset(s);
 	fuse_lock_cancel_all(s);
 	fuse_htable_release_all(&s->ht, &s->it);
 	fuse_itable_forget_all(&s->it);
@@ -496,6 +515,8 @@ void fuse_server_destroy(struct fuse_server *s)
 {
 	if (!s)
 		return;
+	if (!fuse_timed_fini(s))
+		return; /* a helper is stuck in the host: it keeps s (the process is ending) */
 	fuse_server_reset(s);
 	fuse_lock_fini(s);
 	fuse_htable_fini(&s->ht);
