@@ -139,10 +139,16 @@ int fuse_timed_init(struct fuse_server *s, unsigned timeout_sec, int root_fd, de
 	tm->handle = handle;
 	tm->max_request = max_request;
 	tm->timeout_ns = (uint64_t)timeout_sec * 1000000000u;
+	pthread_condattr_t ca;
+
+	/* Deadlines are on the monotonic clock: so must the timed waits be. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_mutex_init(&tm->mu, NULL);
-	pthread_cond_init(&tm->work, NULL);
-	pthread_cond_init(&tm->tick, NULL);
-	pthread_cond_init(&tm->gone, NULL);
+	pthread_cond_init(&tm->work, &ca);
+	pthread_cond_init(&tm->tick, &ca);
+	pthread_cond_init(&tm->gone, &ca);
+	pthread_condattr_destroy(&ca);
 	/* Asked now, while setting up: a share root on NFS offloads everything. */
 	dev_find(tm, root_dev, true)->cls = class_of_fd(root_fd);
 	s->timed = tm;
