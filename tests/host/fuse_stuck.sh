@@ -87,7 +87,7 @@ ms() { echo $(($(date +%s%N) / 1000000)); }
 bounded() {
 	what=$1; shift
 	t0=$(ms)
-	if "$@" >/dev/null 2>"$T/err"; then
+	if timeout $((TIMEOUT + 8)) "$@" >/dev/null 2>"$T/err"; then
 		bad "$what succeeded on the stopped mount"
 	else
 		dt=$(($(ms) - t0))
@@ -123,6 +123,10 @@ for round in $(seq 11); do
 		bounded "stat sub/dir" stat "$MNT/sub/dir"
 		grep -q "Input/output error" "$T/err" ||
 			bad "the stuck mount's error is not EIO: $(cat "$T/err")"
+		if [ "$FAILS" -gt 0 ]; then
+			echo "FAIL the share wedges on a stuck mount: the rest would hang"
+			exit 1
+		fi
 		# A storm on the dead mount: fenced, so it must not fill the helpers.
 		t0=$(ms)
 		for i in $(seq 200); do stat "$MNT/sub/f3" >/dev/null 2>&1; done
