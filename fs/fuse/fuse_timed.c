@@ -372,7 +372,11 @@ bool fuse_timed_take(struct fuse_server *s, struct fs_req *req, const struct fs_
 		if (d && d->cls == DEV_LOCAL)
 			goto inline_;
 	}
-	if (d && d->fenced) {
+	/*
+	 * A RELEASE is the client's last word on a handle: refused, the
+	 * handle and its fd would stay for good. It waits for a helper.
+	 */
+	if (d && d->fenced && h.opcode != FUSE_RELEASE && h.opcode != FUSE_RELEASEDIR) {
 		uint64_t now = now_ns();
 
 		if (d->probing || now < d->probe_at || tm->nhelpers >= FUSE_TIMED_HELPERS) {
