@@ -53,6 +53,8 @@ enum fs_role {
 	FS_ROLE_P9_CONN,     /* 9p-serve: one client connection */
 	FS_ROLE_VHOST_USER,  /* vhost-user-fs: the front end's control socket */
 	FS_ROLE_VSOCK,       /* virtio-vsock: its queues and its host-socket muxer */
+	FS_ROLE_TIMED_CALL,  /* a FUSE request with a deadline, on a helper (fuse_timed.h) */
+	FS_ROLE_DEADLINE,    /* answers EIO for the requests past their deadline */
 	FS_ROLE_SPAWNER,     /* creates the thread roles (above) */
 	/* Process roles: a process of one thread that starts none (sandbox/). */
 	FS_ROLE_SUPERVISOR,  /* the sandbox's supervisor, in the host's namespaces */

@@ -16,7 +16,8 @@ static const struct opt_def own[] = {
 	  "a file", "stdio none", 0, RUN_CONSOLE },
 	{ "fs", 0, OPT_VALUE, "TAG=DIR[,OPTS]", NULL, "a virtio-fs share; OPTS: "
 	  "cache=never|auto|always|metadata, dax=SIZE, readonly, xattr[=map], writeback, "
-	  "devices, queues=N (1..16; default one per vCPU) (repeatable)", NULL, OPT_REPEAT,
+	  "devices, queues=N (1..16; default one per vCPU), timeout=SECONDS (a stuck host file "
+	  "system answers EIO after it; default 30, 0: wait) (repeatable)", NULL, OPT_REPEAT,
 	  RUN_FS },
 	{ "9p", 0, OPT_VALUE, "TAG=DIR[,OPTS]", NULL, "a virtio-9p share; OPTS: msize=BYTES, "
 	  "readonly, xattr=map, devices (repeatable)", NULL, OPT_REPEAT, RUN_9P },

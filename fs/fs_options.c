@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@ void fs_options_default(struct fs_options *o)
 	memset(o, 0, sizeof(*o));
 	o->cache = FS_CACHE_AUTO;
 	o->msize = P9_MSIZE_DEFAULT;
+	o->call_timeout = FS_CALL_TIMEOUT_DEFAULT;
 }
 
 static const char *const cache_names[] = {
@@ -131,6 +133,19 @@ int fs_options_parse_word(struct fs_options *o, const char *word, bool is_9p,
 			return 0;
 		}
 		*why = "queues must be a number from 1 to 16";
+		return -EINVAL;
+	}
+	if (!is_9p && KEY("timeout") && val) {
+		char *end = (char *)val;
+		unsigned long t;
+
+		errno = 0;
+		t = isdigit((unsigned char)val[0]) ? strtoul(val, &end, 10) : ULONG_MAX;
+		if (!errno && t <= FS_CALL_TIMEOUT_MAX && *end == '\0') {
+			o->call_timeout = (uint32_t)t;
+			return 0;
+		}
+		*why = "timeout must be whole seconds from 0 (wait for ever) to 86400";
 		return -EINVAL;
 	}
 	if (is_9p && KEY("msize") && val) {

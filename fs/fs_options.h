@@ -43,7 +43,16 @@ struct fs_options {
 	 */
 	bool set_timeout;
 	uint32_t entry_timeout;
+	/*
+	 * FUSE: seconds a request on a host file system that may stop
+	 * answering can take before it is answered EIO (`timeout=`,
+	 * fs/fuse/fuse_timed.h); 0 waits for ever.
+	 */
+	uint32_t call_timeout;
 };
+
+#define FS_CALL_TIMEOUT_DEFAULT 30u
+#define FS_CALL_TIMEOUT_MAX 86400u
 
 #define P9_MSIZE_DEFAULT (512u * 1024)
 #define P9_MSIZE_MIN     4096u

@@ -96,13 +96,14 @@ int sc_take_args(int *argc, char **argv, struct sc_opts *o, char *err, size_t er
 		if (missing)
 			return take_fail(err, errlen, "--print-seccomp needs a role (control, vcpu, "
 					 "queue, lock-wait, console, fuse-reader, fuse-uring, "
-					 "fuse-watch, 9p-conn, vhost-user, spawner, supervisor, relay, registrar)", NULL);
+					 "fuse-watch, 9p-conn, vhost-user, vsock, timed-call, deadline, "
+					 "spawner, supervisor, relay, registrar)", NULL);
 		if (v) {
 			if (sc_role_by_name(v) < 0)
 				return take_fail(err, errlen, "--print-seccomp: unknown role (control, vcpu, "
 						 "queue, lock-wait, console, fuse-reader, "
-						 "fuse-uring, fuse-watch, 9p-conn, vhost-user, spawner, supervisor, "
-						 "relay, registrar):", v);
+						 "fuse-uring, fuse-watch, 9p-conn, vhost-user, vsock, timed-call, "
+						 "deadline, spawner, supervisor, relay, registrar):", v);
 			o->print_role = v;
 			continue;
 		}
@@ -370,6 +371,7 @@ static const char *role_of_comm(const char *comm)
 		{ "console", FS_ROLE_CONSOLE },
 		{ "fuse-r", FS_ROLE_FUSE_READER }, { "fuse-q", FS_ROLE_FUSE_URING },
 		{ "9p-conn", FS_ROLE_P9_CONN }, { "spawner", FS_ROLE_SPAWNER },
+		{ "timed-call", FS_ROLE_TIMED_CALL }, { "deadline", FS_ROLE_DEADLINE },
 	};
 
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)

@@ -511,6 +511,10 @@ static const struct sc_group *const role_groups[FS_ROLE_COUNT][8] = {
 	[FS_ROLE_P9_CONN] = { &base, &server, &user_lookup, &waits, &p9_conn, NULL },
 	[FS_ROLE_VHOST_USER] = { &base, &waits, &queue_setup, &vhost_user, NULL },
 	[FS_ROLE_VSOCK] = { &base, &vsock, NULL },
+	/* The server's calls, and the transport's completion (base: write). */
+	[FS_ROLE_TIMED_CALL] = { &base, &server, NULL },
+	/* Writes an EIO header, completes (base): nothing of the server's. */
+	[FS_ROLE_DEADLINE] = { &base, NULL },
 	[FS_ROLE_RELAY] = { &base, &relay, NULL },
 	[FS_ROLE_REGISTRAR] = { &base, &registrar, NULL },
 };

@@ -83,6 +83,7 @@ struct fuse_server {
 	/* fuse_lock.c */
 	pthread_mutex_t lock_mu;  /* the inodes' lock-owner lists */
 	struct fs_park_set waits; /* parked SETLKWs */
+	struct fuse_timed *timed; /* requests with a deadline (fuse_timed.h); NULL: none */
 };
 
 /* One request in flight, its header and argument copied out of req->in. */

@@ -7,6 +7,7 @@
  * without fchmodat2/faccessat2 (before 6.6 / 5.8) and the way to xattrs.
  */
 #include "fs/fuse/fuse_int.h"
+#include "fs/fuse/fuse_timed.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -127,6 +128,8 @@ int fuse_enter_fd(struct fuse_server *s, struct fuse_inode *parent, int fd,
 	r = fuse_inode_lookup_add(&s->it, fd, &st, fuse_inode_btag(&sx), parent, name, &ino);
 	if (r)
 		return r;
+	if (ino->submount && name)
+		fuse_timed_gate(s, parent, name, st.st_dev);
 	fuse_fill_entry(s, ino, &st, e);
 	fuse_inode_put(&s->it, ino); /* the lookup count keeps it */
 	return 0;
@@ -152,6 +155,8 @@ int fuse_lookup_entry(struct fuse_server *s, struct fuse_inode *parent, int dirf
 		ino = fuse_inode_find(&s->it, &st);
 		if (ino) {
 			fuse_inode_moved(&s->it, ino, parent, name); /* a hard link, a host rename */
+			if (ino->submount)
+				fuse_timed_gate(s, parent, name, st.st_dev);
 			fuse_fill_entry(s, ino, &st, e);
 			fuse_inode_put(&s->it, ino); /* the lookup count keeps it */
 			return 0;

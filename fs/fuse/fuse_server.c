@@ -18,6 +18,7 @@
  * FIFOs would block a queue, device nodes would reach host devices.
  */
 #include "fs/fuse/fuse_int.h"
+#include "fs/fuse/fuse_timed.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -394,12 +395,23 @@ static int handle_traced(struct fuse_server *s, struct fs_req *req, const struct
 	return r;
 }
 
-int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
-		       const struct fs_transport *t)
+/* On this thread, whatever the device: the inline path, and fuse_timed's helpers. */
+static int handle_here(struct fuse_server *s, struct fs_req *req, const struct fs_transport *t)
 {
 	if (fs_log_tracing())
 		return handle_traced(s, req, t);
 	return handle(s, req, t);
+}
+
+int fuse_server_handle(struct fuse_server *s, struct fs_req *req,
+		       const struct fs_transport *t)
+{
+	int r;
+
+	/* A request that may wait for a host file system gets a deadline. */
+	if (s->timed && fuse_timed_take(s, req, t, &r))
+		return r;
+	return handle_here(s, req, t);
 }
 
 bool fuse_server_idle(struct fuse_server *s)
@@ -472,10 +484,14 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	r = fuse_passthrough_init(s);
 	if (r)
 		goto err_lock;
+	r = fuse_timed_init(s, opts->call_timeout, fd, st.st_dev, handle_here,
+			    fuse_server_max_request(s));
+	if (r)
+		goto err_lock;
 	r = fuse_itable_set_root(&s->it, fd, &st);
 	fd = -1; /* the table's now, or closed */
 	if (r)
-		goto err_lock;
+		goto err_timed;
 	pthread_mutex_init(&s->init_mu, NULL);
 	pthread_mutex_init(&s->dev_mu, NULL);
 	if ((s->params.notify || (s->params.watches && opts->cache != FS_CACHE_NEVER)) &&
@@ -484,6 +500,8 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	umask(0);
 	*out = s;
 	return 0;
+err_timed:
+	fuse_timed_fini(s);
 err_lock:
 	fuse_passthrough_fini(s);
 	fuse_lock_fini(s);
@@ -511,6 +529,7 @@ int fuse_server_create(struct fuse_server **out, const char *root_dir,
 
 void fuse_server_reset(struct fuse_server *s)
 {
+	fuse_timed_reset(s);
 	fuse_lock_cancel_all(s);
 	fuse_passthrough_forget_all(s);
 	fuse_htable_release_all(&s->ht, &s->it);
@@ -523,6 +542,8 @@ void fuse_server_destroy(struct fuse_server *s)
 	if (!s)
 		return;
 	fuse_watch_stop(s->watch);   /* before the table it reads goes */
+	if (!fuse_timed_fini(s))
+		return; /* a helper is stuck in the host: it keeps s (the process is ending) */
 	fuse_server_reset(s);
 	fuse_passthrough_fini(s);
 	fuse_lock_fini(s);

@@ -157,6 +157,25 @@ START_TEST(test_share_queues)
 }
 END_TEST
 
+START_TEST(test_share_call_timeout)
+{
+	static const char *const bad[] = {
+		"t=/d,timeout=", "t=/d,timeout=-1", "t=/d,timeout=1s", "t=/d,timeout=86401",
+		"t=/d,timeout=99999999999999999999",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_ERR("--fs", "timeout must be whole seconds", "--kernel", "k", "--fs", bad[i]);
+	EXPECT_ERR("--9p", "unknown share option", "--kernel", "k", "--9p", "t=/d,timeout=5");
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d"), 0);
+	ck_assert_uint_eq(cfg.shares[0].opts.call_timeout, FS_CALL_TIMEOUT_DEFAULT);
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d,timeout=0"), 0);
+	ck_assert_uint_eq(cfg.shares[0].opts.call_timeout, 0);
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d,timeout=86400"), 0);
+	ck_assert_uint_eq(cfg.shares[0].opts.call_timeout, 86400);
+}
+END_TEST
+
 START_TEST(test_share_bad_dax_refused)
 {
 	static const char *const bad[] = {
@@ -503,6 +522,7 @@ static Suite *cli_shares_suite(void)
 	tcase_add_test(tc, test_share_bad_cache_refused);
 	tcase_add_test(tc, test_share_bad_dax_refused);
 	tcase_add_test(tc, test_share_queues);
+	tcase_add_test(tc, test_share_call_timeout);
 	tcase_add_test(tc, test_9p_msize_limits);
 	tcase_add_test(tc, test_9p_xattr_refused);
 	tcase_add_test(tc, test_share_spec_too_long_refused);
