@@ -51,8 +51,10 @@ static int run_lockdown(void *ctx, struct vm_config *cfg)
 	}
 	if ((rc = sandbox_lockdown(sb)) < 0)
 		return rc;
-	for (unsigned i = 0; i < cfg->nr_shares; i++)
+	for (unsigned i = 0; i < cfg->nr_shares; i++) {
+		cfg->shares[i].host_dir = cfg->shares[i].dir;
 		cfg->shares[i].dir = sandbox_path(sb, cfg->shares[i].dir);
+	}
 	return 0;
 }
 
@@ -82,7 +84,7 @@ static int run_check_inputs(const struct vm_config *cfg)
 	}
 	for (unsigned i = 0; i < cfg->nr_shares; i++) {
 		const struct vm_share *sh = &cfg->shares[i];
-		const char *opt = sh->is_9p ? "--9p" : "--fs";
+		const char *opt = sh->is_9p ? "--9p" : sh->is_hub ? "--fs-hub" : "--fs";
 
 		if (stat(sh->dir, &st) < 0)
 			return fail(-errno, "%s %s: %s: %s", opt, sh->tag, sh->dir, strerror(errno));

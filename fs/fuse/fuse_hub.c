@@ -16,6 +16,13 @@
 
 #include "fs/resolve.h"
 
+static _Atomic bool any_hub;
+
+bool fuse_hub_any(void)
+{
+	return atomic_load(&any_hub);
+}
+
 int fuse_hub_name_check(const char *name)
 {
 	size_t len = strlen(name);
@@ -144,6 +151,7 @@ int fuse_hub_create(struct fuse_hub **out, int base, const char *base_path,
 		return r;
 	}
 	h->opts.readonly = false;
+	atomic_store(&any_hub, true);
 	*out = h;
 	return 0;
 }

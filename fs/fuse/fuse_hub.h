@@ -62,6 +62,9 @@ bool fuse_hub_idle(struct fuse_hub *h);
 void fuse_hub_reset(struct fuse_hub *h);
 uint32_t fuse_hub_max_request(const struct fuse_hub *h);
 
+/* Whether this process made a hub (its control thread then attaches: seccomp asks). */
+bool fuse_hub_any(void);
+
 /* 0 when name is a valid share name, else -EINVAL. */
 int fuse_hub_name_check(const char *name);
 
