@@ -21,6 +21,7 @@
 #include "cmd/run_api.h"
 #include "cmd/run_cli.h"
 #include "fs/fs_fdbudget.h"
+#include "fs/fuse/fuse_hub.h"
 #include "sandbox/sandbox.h"
 #include "vmm/vm.h"
 
@@ -132,8 +133,12 @@ int run_main(int argc, char **argv)
 	sandbox_init(&r->sandbox, "run", &r->sandbox_opts);
 	if (r->api.serving)
 		r->sandbox.hooks = (struct sandbox_hooks){ .ended = run_api_ended, .ctx = &r->api };
-	for (unsigned i = 0; i < r->cfg.nr_shares; i++)
+	for (unsigned i = 0; i < r->cfg.nr_shares; i++) {
 		r->sandbox.devices |= r->cfg.shares[i].opts.devices;
+		/* Before the filters are built: the control thread then attaches shares. */
+		if (r->cfg.shares[i].is_hub)
+			fuse_hub_announce();
+	}
 	rc = sandbox_enter(&r->sandbox, &code);
 	if (rc != 0) {
 		run_api_close(&r->api);

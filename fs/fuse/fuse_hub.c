@@ -18,6 +18,11 @@
 
 static _Atomic bool any_hub;
 
+void fuse_hub_announce(void)
+{
+	atomic_store(&any_hub, true);
+}
+
 bool fuse_hub_any(void)
 {
 	return atomic_load(&any_hub);

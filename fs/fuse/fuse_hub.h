@@ -62,7 +62,12 @@ bool fuse_hub_idle(struct fuse_hub *h);
 void fuse_hub_reset(struct fuse_hub *h);
 uint32_t fuse_hub_max_request(const struct fuse_hub *h);
 
-/* Whether this process made a hub (its control thread then attaches: seccomp asks). */
+/*
+ * The process will make a hub: its control thread then attaches and
+ * detaches shares, and the seccomp policy asks fuse_hub_any() when it
+ * builds the filters (call it before). Creating a hub announces it too.
+ */
+void fuse_hub_announce(void);
 bool fuse_hub_any(void);
 
 /* 0 when name is a valid share name, else -EINVAL. */
