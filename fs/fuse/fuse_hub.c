@@ -100,6 +100,8 @@ bool fuse_hub_idle(struct fuse_hub *h)
 
 void fuse_hub_reset(struct fuse_hub *h)
 {
+	/* A device reset may come while the API detaches: one at a time. */
+	pthread_mutex_lock(&h->mu);
 	fuse_server_reset(h->probe);
 	pthread_mutex_lock(&h->init_mu);
 	h->init_len = 0;
@@ -113,6 +115,7 @@ void fuse_hub_reset(struct fuse_hub *h)
 			atomic_store(&sh->ready, false);
 		}
 	}
+	pthread_mutex_unlock(&h->mu);
 }
 
 uint32_t fuse_hub_max_request(const struct fuse_hub *h)
