@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/api_hub.h"
 #include "cmd/api_res.h"
 
 /*
@@ -70,6 +71,8 @@ static void out_share(struct json_out *o, const struct vm_share *sh)
 	json_out_fmt(o, ",\"readonly\":%s,\"xattr_map\":%s,\"devices\":%s",
 		     f->readonly ? "true" : "false", f->xattr_map ? "true" : "false",
 		     f->devices ? "true" : "false");
+	if (sh->is_hub)
+		json_out_raw(o, ",\"fs_hub\":true");
 	if (sh->is_9p)
 		json_out_fmt(o, ",\"msize\":%u", f->msize ? f->msize : P9_MSIZE_DEFAULT);
 	else
@@ -196,6 +199,13 @@ void api_handle(struct api_vm *a, const char *method, const char *path,
 		if (parse_body(a, body, len, rep) < 0)
 			return;
 		return put_action(a, &a->doc, rep);
+	}
+	if (strncmp(path, "/fs-hub/", 8) == 0) {
+		rep->status = api_hub_request(a->hubs, a->cfg, method, path + 8, &a->doc, body, len,
+					      rep->body, sizeof(rep->body), msg, sizeof(msg));
+		if (rep->status >= 400)
+			api_fault(rep, rep->status, msg);
+		return;
 	}
 	if (!(r = find_route(path, &id))) {
 		snprintf(msg, sizeof(msg), "unknown resource '%s'", path);

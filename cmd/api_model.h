@@ -31,6 +31,8 @@ struct api_vm {
 	char kernel[API_STR_MAX], initrd[API_STR_MAX], cmdline[API_STR_MAX];
 	char console_path[API_STR_MAX];
 	struct json_doc doc;      /* scratch for one body */
+	/* The --fs-hub devices' hubs, by share index, once the VM runs (cmd/api_hub.h). */
+	struct fuse_hub *hubs[VM_MAX_SHARES];
 };
 
 struct api_reply {

@@ -21,6 +21,7 @@
 #include "cmd/run_api.h"
 #include "cmd/run_cli.h"
 #include "fs/fs_fdbudget.h"
+#include "fs/fuse/fuse_hub.h"
 #include "sandbox/sandbox.h"
 #include "vmm/vm.h"
 
@@ -51,8 +52,10 @@ static int run_lockdown(void *ctx, struct vm_config *cfg)
 	}
 	if ((rc = sandbox_lockdown(sb)) < 0)
 		return rc;
-	for (unsigned i = 0; i < cfg->nr_shares; i++)
+	for (unsigned i = 0; i < cfg->nr_shares; i++) {
+		cfg->shares[i].host_dir = cfg->shares[i].dir;
 		cfg->shares[i].dir = sandbox_path(sb, cfg->shares[i].dir);
+	}
 	return 0;
 }
 
@@ -82,7 +85,7 @@ static int run_check_inputs(const struct vm_config *cfg)
 	}
 	for (unsigned i = 0; i < cfg->nr_shares; i++) {
 		const struct vm_share *sh = &cfg->shares[i];
-		const char *opt = sh->is_9p ? "--9p" : "--fs";
+		const char *opt = sh->is_9p ? "--9p" : sh->is_hub ? "--fs-hub" : "--fs";
 
 		if (stat(sh->dir, &st) < 0)
 			return fail(-errno, "%s %s: %s: %s", opt, sh->tag, sh->dir, strerror(errno));
@@ -130,8 +133,12 @@ int run_main(int argc, char **argv)
 	sandbox_init(&r->sandbox, "run", &r->sandbox_opts);
 	if (r->api.serving)
 		r->sandbox.hooks = (struct sandbox_hooks){ .ended = run_api_ended, .ctx = &r->api };
-	for (unsigned i = 0; i < r->cfg.nr_shares; i++)
+	for (unsigned i = 0; i < r->cfg.nr_shares; i++) {
 		r->sandbox.devices |= r->cfg.shares[i].opts.devices;
+		/* Before the filters are built: the control thread then attaches shares. */
+		if (r->cfg.shares[i].is_hub)
+			fuse_hub_announce();
+	}
 	rc = sandbox_enter(&r->sandbox, &code);
 	if (rc != 0) {
 		run_api_close(&r->api);

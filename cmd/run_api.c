@@ -118,6 +118,9 @@ void run_api_hooks(struct run_api *ra, struct vm_hooks *h)
 	h->ctl_service = hook_service;
 	h->running = hook_running;
 	h->ctl_ctx = ra;
+	/* Where each --fs-hub device leaves its hub, for PUT /fs-hub/TAG/shares/NAME. */
+	for (unsigned i = 0; i < ra->api.cfg->nr_shares; i++)
+		ra->api.cfg->shares[i].hub_out = &ra->api.hubs[i];
 }
 
 void run_api_ended(void *ctx)

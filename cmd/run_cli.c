@@ -18,10 +18,10 @@ void cli_run_usage(FILE *f)
 	opt_usage(f, &run_cmd);
 }
 
-static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
+static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p, bool is_hub,
 		       char *err, size_t errlen)
 {
-	const char *opt = is_9p ? "--9p" : "--fs";
+	const char *opt = is_9p ? "--9p" : is_hub ? "--fs-hub" : "--fs";
 	struct vm_share *sh;
 	char *spec, *eq, *word, *save;
 
@@ -35,6 +35,7 @@ static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
 	sh = &cfg->shares[cfg->nr_shares];
 	memset(sh, 0, sizeof(*sh));
 	sh->is_9p = is_9p;
+	sh->is_hub = is_hub;
 	fs_options_default(&sh->opts);
 
 	eq = strchr(spec, '=');
@@ -59,6 +60,11 @@ static int parse_share(struct vm_config *cfg, const char *arg, bool is_9p,
 		if (fs_options_parse_word(&sh->opts, word, is_9p, &why) < 0)
 			return fail_msg(err, errlen, -EINVAL, "%s %s: '%s': %s", opt, sh->tag, word, why);
 	}
+	/* Each share of a hub is one server on one queue, none with a window of its own. */
+	if (is_hub && (sh->opts.dax_size || sh->opts.writeback || sh->opts.queues ||
+		       sh->opts.readonly || sh->opts.devices))
+		return fail_msg(err, errlen, -EINVAL, "%s %s: takes cache= and xattr only "
+				"(readonly is per share, when it is attached)", opt, sh->tag);
 	cfg->nr_shares++;
 	return 0;
 }
@@ -124,7 +130,8 @@ static int take(struct vm_config *cfg, struct sandbox_opts *sbo, int key, const 
 	case RUN_CPUS:    return parse_cpus(v, &cfg->cpus, err, errlen);
 	case RUN_CONSOLE: return parse_console(v, cfg, err, errlen);
 	case RUN_FS:
-	case RUN_9P:      return parse_share(cfg, v, key == RUN_9P, err, errlen);
+	case RUN_9P:      return parse_share(cfg, v, key == RUN_9P, false, err, errlen);
+	case RUN_FS_HUB:  return parse_share(cfg, v, false, true, err, errlen);
 	case RUN_API:     cfg->api_sock = v; return 0;
 	case RUN_CONFIG:  cfg->config_file = v; return 0;
 	case RUN_SHARED:  return shared_dir_parse(cfg, sbo, v, err, errlen);

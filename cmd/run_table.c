@@ -19,6 +19,10 @@ static const struct opt_def own[] = {
 	  "devices, queues=N (1..16; default one per vCPU), timeout=SECONDS (a stuck host file "
 	  "system answers EIO after it; default 30, 0: wait) (repeatable)", NULL, OPT_REPEAT,
 	  RUN_FS },
+	{ "fs-hub", 0, OPT_VALUE, "TAG=DIR[,OPTS]", NULL, "a virtio-fs device whose root lists "
+	  "shares attached and detached at run time through --api-sock, each a directory "
+	  "beneath DIR (docs/fs-hub.md); OPTS: cache=never|auto|always|metadata, xattr[=map] "
+	  "(repeatable)", NULL, OPT_REPEAT, RUN_FS_HUB },
 	{ "9p", 0, OPT_VALUE, "TAG=DIR[,OPTS]", NULL, "a virtio-9p share; OPTS: msize=BYTES, "
 	  "readonly, xattr=map, devices (repeatable)", NULL, OPT_REPEAT, RUN_9P },
 	{ "rng", 0, OPT_FLAG, NULL, NULL, "a virtio-rng device (the guest's /dev/hwrng)", NULL,

@@ -4,10 +4,13 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "devices/dax.h"
+#include "fs/fuse/fuse_hub.h"
 #include "fs/fuse/fuse_server.h"
 
 #define VIRTIO_FS_SHMCAP_ID_CACHE 0  /* the DAX window's region id */
@@ -21,6 +24,7 @@ _Static_assert(sizeof(struct virtio_fs_config) == 40, "virtio-fs config is 40 by
 struct virtio_fs {
 	struct virtio_dev vdev;   /* first: the transport hands us this */
 	struct fuse_server *srv;
+	struct fuse_hub *hub;       /* instead of srv: --fs-hub */
 	struct virtio_fs_config config;
 	struct dax_window dax;      /* size 0: no DAX window */
 };
@@ -39,20 +43,32 @@ static int fs_handle(struct virtio_dev *dev, unsigned q, struct fs_req *req,
 {
 	struct virtio_fs *fs = (struct virtio_fs *)dev;
 
+	if (fs->hub)
+		return fuse_hub_handle(fs->hub, req, t);
 	return fuse_server_handle(fs->srv, req, t);
 }
 
 static void fs_idle(struct virtio_dev *dev, unsigned q)
 {
+	struct virtio_fs *fs = (struct virtio_fs *)dev;
+
 	(void)q;
-	(void)fuse_server_idle(((struct virtio_fs *)dev)->srv);
+	if (fs->hub)
+		(void)fuse_hub_idle(fs->hub);
+	else
+		(void)fuse_server_idle(fs->srv);
 }
 
 /* The driver reset the device (workers already stopped): the next mount
  * starts with INIT and must not see the old inodes or handles. */
 static void fs_reset(struct virtio_dev *dev)
 {
-	fuse_server_reset(((struct virtio_fs *)dev)->srv);
+	struct virtio_fs *fs = (struct virtio_fs *)dev;
+
+	if (fs->hub)
+		fuse_hub_reset(fs->hub);
+	else
+		fuse_server_reset(fs->srv);
 }
 
 static void fs_destroy(struct virtio_dev *dev)
@@ -60,6 +76,7 @@ static void fs_destroy(struct virtio_dev *dev)
 	struct virtio_fs *fs = (struct virtio_fs *)dev;
 
 	fuse_server_destroy(fs->srv);
+	fuse_hub_destroy(fs->hub);
 	dax_window_destroy(&fs->dax);
 	free(fs);
 }
@@ -141,6 +158,43 @@ fail:
 	dax_window_destroy(&fs->dax);
 	free(fs);
 	return rc;
+}
+
+int virtio_fs_create_hub(struct virtio_dev **out, const char *tag, const char *dir,
+			 const char *host_dir, const struct fs_options *opts,
+			 struct fuse_hub **hub)
+{
+	struct fs_options o = *opts;
+	size_t len = strlen(tag);
+	unsigned nreq = opts->queues ? opts->queues : 1;
+	struct virtio_fs *fs;
+	int fd, rc;
+
+	if (len == 0 || len > VIRTIO_FS_TAG_MAX || nreq > VIRTIO_FS_MAX_REQUEST_QUEUES ||
+	    opts->dax_size)
+		return -EINVAL;
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs) {
+		close(fd);
+		return -ENOMEM;
+	}
+	fs->dax.memfd = -1;
+	o.queues = 0;  /* the hub serves every queue alike */
+	rc = fuse_hub_create(&fs->hub, fd, host_dir ? host_dir : dir, &o);
+	if (rc < 0) {
+		free(fs);
+		return rc;
+	}
+	fs->vdev.ops = &fs_ops;
+	fs->vdev.num_queues = 1 + nreq;
+	memcpy(fs->config.tag, tag, len);
+	fs->config.num_request_queues = htole32(nreq);
+	*hub = fs->hub;
+	*out = &fs->vdev;
+	return 0;
 }
 
 int virtio_fs_offer_rings(struct virtio_dev *dev, unsigned n)

@@ -36,6 +36,17 @@ int virtio_fs_create_dax(struct virtio_dev **out, const char *tag, const char *d
 			 const struct fs_options *opts, const struct fuse_dax_ops *dax, void *ctx);
 
 /*
+ * The same device answered by a FUSE hub (fs/fuse/fuse_hub.h) whose shares
+ * are found beneath dir (which the host calls host_dir, when confined):
+ * its root lists what is attached to *hub, which the device owns
+ * (destroyed with it). No DAX window.
+ */
+struct fuse_hub;
+int virtio_fs_create_hub(struct virtio_dev **out, const char *tag, const char *dir,
+			 const char *host_dir, const struct fs_options *opts,
+			 struct fuse_hub **hub);
+
+/*
  * Offers rings for n request queues (>= the config's count, at most
  * VIRTIO_FS_MAX_REQUEST_QUEUES) while the config still announces what
  * opts->queues said: over vhost-user the frontend decides how many it

@@ -35,6 +35,7 @@
 
 #include "base/creds.h"
 #include "fs/fuse/fuse_wire.h"
+#include "fs/fuse/fuse_hub.h"
 
 #define ARG_EQ(i, v)      { .arg = (i), .op = SCMP_CMP_EQ, .datum_a = (v) }
 #define ARG_BITS(i, m, v) { .arg = (i), .op = SCMP_CMP_MASKED_EQ, .datum_a = (m), .datum_b = (v) }
@@ -373,6 +374,19 @@ static const struct sc_rule run_control_rules[] = {
 	{ SCMP_SYS(unlinkat), .why = "... the same (unlink on newer glibc)" },
 };
 
+/* run with --fs-hub: the control thread attaches and detaches shares (fs/fuse/fuse_hub.h). */
+static const struct sc_rule hub_control_rules[] = {
+	{ SCMP_SYS(openat2), .why = "attach: each component of the share's path, beneath the hub's directory" },
+	{ SCMP_SYS(fstat), .why = "attach: the share's root is a directory" },
+	{ SCMP_SYS(newfstatat), .why = "... fstat where glibc maps it to fstatat" },
+	{ SCMP_SYS(statx), .why = "attach: the share root's identity (fs_root_id_init)" },
+	{ SCMP_SYS(fcntl), 0, 1, { ARG_EQ(1, F_DUPFD_CLOEXEC) }, "attach: the share's server's /proc/self/fd" },
+	{ SCMP_SYS(umask), .why = "attach: a new server sets umask(0) (the guest applied its own)" },
+	{ SCMP_SYS(clock_nanosleep), .why = "detach: waits out the share's requests in flight" },
+	{ SCMP_SYS(nanosleep), .why = "... the same on older glibc" },
+	{ SCMP_SYS(tgkill), .why = "detach: cancels the share's parked lock waits (fs_park.c)" },
+};
+
 static const struct sc_rule fuse_mount_control_rules[] = {
 	{ SCMP_SYS(rt_sigtimedwait), .why = "sigwait: SIGINT/SIGTERM, or a reader ending" },
 	{ SCMP_SYS(umount2), .why = "SIGINT/SIGTERM take the mount down" },
@@ -496,6 +510,7 @@ static const struct sc_group supervisor_socket = GROUP("supervisor: the server's
 static const struct sc_group supervisor_mount = GROUP("supervisor: fuse-mount's mount",
 						      supervisor_mount_rules);
 static const struct sc_group run_control = GROUP("control: run", run_control_rules);
+static const struct sc_group hub_control = GROUP("control: fs-hub", hub_control_rules);
 static const struct sc_group fuse_mount_control = GROUP("control: fuse-mount", fuse_mount_control_rules);
 static const struct sc_group p9_serve_control = GROUP("control: 9p-serve", p9_serve_control_rules);
 
@@ -579,8 +594,12 @@ unsigned sc_policy_groups(enum sc_command cmd, enum fs_role role,
 		/* Teardown closes the ids left (fuse_server_destroy) and asks for --stats. */
 		n = add_groups((const struct sc_group *const[]){ &registrar_client_group }, 1, out, n,
 			       max);
-	if (role == FS_ROLE_CONTROL)
-		return add_groups(control_groups[cmd], 4, out, n, max);
+	if (role == FS_ROLE_CONTROL) {
+		n = add_groups(control_groups[cmd], 4, out, n, max);
+		if (cmd == SC_CMD_RUN && fuse_hub_any())
+			n = add_groups((const struct sc_group *const[]){ &hub_control }, 1, out, n, max);
+		return n;
+	}
 	if (role == FS_ROLE_SUPERVISOR)
 		return add_groups(supervisor_groups[cmd], 4, out, n, max);
 	if (role != FS_ROLE_SPAWNER)

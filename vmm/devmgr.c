@@ -117,17 +117,23 @@ static int setup_shares(struct devmgr *d, const struct vm_config *cfg)
 		const struct vm_share *sh = &cfg->shares[i];
 		struct fs_options o = sh->opts;
 		struct virtio_dev *dev = NULL;
+		struct fuse_hub *hub = NULL;
 		int rc;
 
 		/* One request queue per vCPU: Linux maps each CPU to one. */
 		if (!sh->is_9p && !o.queues)
 			o.queues = cfg->cpus < FS_QUEUES_MAX ? cfg->cpus : FS_QUEUES_MAX;
-		rc = sh->is_9p ? virtio_9p_create(&dev, sh->tag, sh->dir, &o)
-			       : virtio_fs_create(&dev, sh->tag, sh->dir, &o);
+		if (sh->is_hub)
+			rc = virtio_fs_create_hub(&dev, sh->tag, sh->dir, sh->host_dir, &o, &hub);
+		else
+			rc = sh->is_9p ? virtio_9p_create(&dev, sh->tag, sh->dir, &o)
+				       : virtio_fs_create(&dev, sh->tag, sh->dir, &o);
 		if (rc < 0)
 			return fail(rc, "%s %s=%s: cannot share it: %s",
-					   sh->is_9p ? "--9p" : "--fs", sh->tag, sh->dir,
-					   strerror(-rc));
+					   sh->is_9p ? "--9p" : sh->is_hub ? "--fs-hub" : "--fs",
+					   sh->tag, sh->dir, strerror(-rc));
+		if (sh->is_hub && sh->hub_out)
+			*sh->hub_out = hub;
 		if ((rc = attach_virtio(d, dev, sh->is_9p ? "virtio-9p" : "virtio-fs")) < 0)
 			return rc;
 		snprintf(d->virtio[d->nr_virtio - 1].label, sizeof(d->virtio[0].label),

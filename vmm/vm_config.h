@@ -21,8 +21,13 @@
 
 enum vm_console { CONSOLE_STDIO, CONSOLE_NONE, CONSOLE_FILE };
 
+struct fuse_hub;
+
 struct vm_share {
 	bool is_9p;
+	bool is_hub;              /* --fs-hub: dir is the base shares are attached from */
+	struct fuse_hub **hub_out; /* where the device leaves its hub (NULL: nowhere) */
+	const char *host_dir;     /* dir as the host names it, once dir is the sandbox's */
 	char tag[VM_TAG_MAX + 1];
 	const char *dir;          /* points into share_specs of the same config */
 	struct fs_options opts;

@@ -356,8 +356,32 @@ struct fuse_inode *fuse_inode_peek(struct fuse_itable *t, const struct stat *st)
 	return ino;
 }
 
+void fuse_itable_set_tag(struct fuse_itable *t, uint8_t key)
+{
+	t->tag = (uint64_t)key << FUSE_HUB_ID_SHIFT;
+	t->slots.gen_mask = key ? (1u << 24) - 1 : UINT32_MAX;
+}
+
+uint64_t fuse_itable_nodeid(const struct fuse_itable *t, const struct fuse_inode *ino)
+{
+	return fuse_slot_id(&ino->slot) | t->tag;
+}
+
+/* A tagged table takes only its own nodeids, and knows them without the tag. */
+static bool untag(const struct fuse_itable *t, uint64_t *nodeid)
+{
+	if (!t->tag)
+		return true;
+	if ((*nodeid >> FUSE_HUB_ID_SHIFT) != (t->tag >> FUSE_HUB_ID_SHIFT))
+		return false;
+	*nodeid &= (1ull << FUSE_HUB_ID_SHIFT) - 1;
+	return true;
+}
+
 struct fuse_inode *fuse_inode_get(struct fuse_itable *t, uint64_t nodeid)
 {
+	if (!untag(t, &nodeid))
+		return NULL;
 	return (struct fuse_inode *)fuse_slot_get(&t->slots, nodeid);
 }
 
@@ -423,6 +447,9 @@ void fuse_inode_forget(struct fuse_itable *t, uint64_t nodeid, uint64_t n)
 	uint32_t idx = (uint32_t)nodeid;
 	struct fuse_inode *ino;
 	bool drop = false;
+
+	if (!untag(t, &nodeid))
+		return;
 
 	/* The root is pinned: the client never looked it up. */
 	if (idx <= 1 || idx >= t->slots.cap)

@@ -117,6 +117,7 @@ struct fuse_itable {
 	/* Called as the sweep takes an inode's cached fd (fuse_watch_evicted); NULL: none. */
 	void (*evicted)(void *ctx, uint64_t nodeid);
 	void *drop_ctx;
+	uint64_t tag;           /* a hub's share: its key in the nodeids' top byte (fuse_hub.h) */
 };
 
 /* An inode's fd as one request holds it (fuse_inode_fd). */
@@ -175,6 +176,16 @@ void fuse_inode_unlinked(struct fuse_itable *t, struct fuse_inode *ino, struct f
  * they are the same or another inode has them.
  */
 void fuse_inode_rekey(struct fuse_itable *t, struct fuse_inode *ino, int fd);
+
+/*
+ * A hub's share (fuse_hub.h): every nodeid t hands out carries key in its
+ * top byte, and one without it names nothing here; generations wrap at
+ * 24 bits to leave the byte free.
+ */
+#define FUSE_HUB_ID_SHIFT 56
+void fuse_itable_set_tag(struct fuse_itable *t, uint8_t key);
+/* The nodeid the client knows ino by (fuse_inode_nodeid, tagged). */
+uint64_t fuse_itable_nodeid(const struct fuse_itable *t, const struct fuse_inode *ino);
 
 /* A referenced inode for nodeid, or NULL if it names none. */
 struct fuse_inode *fuse_inode_get(struct fuse_itable *t, uint64_t nodeid);

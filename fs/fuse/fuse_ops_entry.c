@@ -82,7 +82,7 @@ void fuse_fill_entry(struct fuse_server *s, struct fuse_inode *ino,
 		     const struct stat *st, struct fuse_entry_out *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->nodeid = fuse_inode_nodeid(ino);
+	e->nodeid = fuse_itable_nodeid(&s->it, ino);
 	e->generation = fuse_inode_gen(ino);
 	fuse_watch_want(s->watch, ino);
 	e->entry_valid = fuse_watch_lifetime(s, ino);

@@ -429,12 +429,24 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 			      const struct fs_options *opts,
 			      const struct fuse_server_params *params)
 {
+	int fd = open(root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return fuse_server_create_fd(out, fd, opts, params);
+}
+
+int fuse_server_create_fd(struct fuse_server **out, int fd, const struct fs_options *opts,
+			  const struct fuse_server_params *params)
+{
 	struct fuse_server *s = calloc(1, sizeof(*s));
 	struct stat st;
-	int fd, r;
+	int r;
 
-	if (!s)
+	if (!s) {
+		close(fd);
 		return -ENOMEM;
+	}
 	s->opts = *opts;
 	if (params)
 		s->params = *params;
@@ -449,11 +461,6 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	uint32_t ni = s->params.max_inodes ? s->params.max_inodes : FUSE_INODES_DEFAULT;
 	uint32_t nh = s->params.max_handles ? s->params.max_handles : FUSE_HANDLES_DEFAULT;
 
-	fd = open(root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		goto err_free;
-	}
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		goto err_fd;
@@ -475,6 +482,7 @@ int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 	if (r)
 		goto err_proc;
 	s->it.max_owners = nh; /* a lock owner's OFD costs what a handle does */
+	fuse_itable_set_tag(&s->it, s->params.hub_key);
 	r = fuse_htable_init(&s->ht, nh + 1, &s->it);
 	if (r)
 		goto err_it;
@@ -516,7 +524,6 @@ err_charge:
 err_fd:
 	if (fd >= 0)
 		close(fd);
-err_free:
 	free(s);
 	return r;
 }

@@ -119,6 +119,8 @@ struct fuse_server_params {
 	uint32_t watches;
 	int (*notify)(void *ctx, const void *msg, size_t len);
 	void *notify_ctx;
+	/* A share of a hub (fuse_hub.h): its key, in every nodeid's top byte. */
+	uint8_t hub_key;
 	/* Test only: pretend every RWF_NOWAIT read would block. */
 	bool test_nowait_blocks;
 };
@@ -133,6 +135,9 @@ struct fuse_server_params {
  */
 int fuse_server_create(struct fuse_server **out, const char *root_dir,
 		       const struct fs_options *opts);
+/* The same for a directory already open (O_PATH will do); takes fd, closed on failure. */
+int fuse_server_create_fd(struct fuse_server **out, int fd, const struct fs_options *opts,
+			  const struct fuse_server_params *params);
 int fuse_server_create_params(struct fuse_server **out, const char *root_dir,
 			      const struct fs_options *opts,
 			      const struct fuse_server_params *params);

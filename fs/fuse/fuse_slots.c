@@ -9,7 +9,8 @@ int fuse_slots_init(struct fuse_slots *t, uint32_t cap, size_t stride, uint32_t 
 {
 	if (cap < reserved + 2)
 		cap = reserved + 2;
-	*t = (struct fuse_slots){ .stride = stride, .cap = cap, .used = reserved };
+	*t = (struct fuse_slots){ .stride = stride, .cap = cap, .used = reserved,
+				    .gen_mask = UINT32_MAX };
 	t->base = calloc(cap, stride);
 	if (!t->base)
 		return -ENOMEM;
@@ -74,7 +75,7 @@ struct fuse_slot *fuse_slot_get(const struct fuse_slots *t, uint64_t id)
 
 void fuse_slot_free(struct fuse_slots *t, struct fuse_slot *s)
 {
-	atomic_store(&s->state, (uint64_t)(FUSE_GEN(atomic_load(&s->state)) + 1) << 32);
+	atomic_store(&s->state, (uint64_t)((FUSE_GEN(atomic_load(&s->state)) + 1) & t->gen_mask) << 32);
 	s->free_next = t->free_head;
 	t->free_head = s->idx;
 	t->live--;

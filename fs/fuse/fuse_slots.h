@@ -34,6 +34,7 @@ struct fuse_slots {
 	uint32_t used;          /* high-water mark of handed-out indices */
 	uint32_t free_head;     /* 0: none */
 	uint32_t live;
+	uint32_t gen_mask;      /* generations wrap within it (a hub's share: 24 bits) */
 };
 
 #define FUSE_ID(gen, idx) (((uint64_t)(gen) << 32) | (idx))

@@ -9,8 +9,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <fcntl.h>
 
 #include "cmd/api_model.h"
+#include "fs/fuse/fuse_hub.h"
 #include "tests/unit/check_main.h"
 
 static struct vm_config cfg;
@@ -265,6 +269,55 @@ START_TEST(test_config_doc_refusals)
 }
 END_TEST
 
+/* /fs-hub/TAG/shares/NAME on a real hub beneath a temporary directory. */
+START_TEST(test_fs_hub_resources)
+{
+	char base[] = "/tmp/api-hub-XXXXXX", dir[64], cmd[96];
+	struct fs_options o;
+	struct fuse_hub *hub;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(dir, sizeof(dir), "%s/c1", base);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	cfg.nr_shares = 1;
+	cfg.shares[0] = (struct vm_share){ .is_hub = true, .tag = "pod", .dir = base };
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod/shares/c1", "{\"path\":\"c1\"}"), 409);
+	FAULT("fs-hub/pod/shares/c1: the VM has not started");
+	fs_options_default(&o);
+	fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_eq(fuse_hub_create(&hub, fd, base, &o), 0);
+	api.hubs[0] = hub;
+	ck_assert_int_eq(req("PUT", "/fs-hub/other/shares/c1", "{\"path\":\"c1\"}"), 404);
+	FAULT("fs-hub/other: no --fs-hub other=DIR");
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod/shares/c1", "{}"), 400);
+	FAULT("fs-hub/pod/shares/c1: path is required");
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod/shares/c1", "{\"path\":\"c1\",\"colour\":1}"), 400);
+	FAULT("fs-hub/pod/shares/c1: unknown field 'colour'");
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod/shares/c1", "{\"path\":\"../..\"}"), 400);
+	FAULT("is not beneath the hub's directory");
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod/shares/c1", "{\"path\":\"nope\"}"), 400);
+	FAULT("path nope: No such file or directory");
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod/shares/a%20b", "{\"path\":\"c1\"}"), 400);
+	FAULT("a share's name is 1 to 36 bytes");
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod/shares/c1", "{\"path\":\"c1\",\"readonly\":1}"), 400);
+	FAULT("readonly must be true or false");
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod/shares/c1", "{\"path\":\"c1\",\"readonly\":true}"), 204);
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod/shares/c1", "{\"path\":\"c1\"}"), 409);
+	FAULT("attached already");
+	ck_assert_int_eq(req("GET", "/fs-hub/pod", NULL), 200);
+	ck_assert_str_eq(rep.body, "{\"tag\":\"pod\",\"shares\":[\"c1\"]}");
+	ck_assert_int_eq(req("GET", "/fs-hub/pod/shares/c1", NULL), 405);
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod/extra/c1", "{}"), 404);
+	ck_assert_int_eq(req("DELETE", "/fs-hub/pod/shares/c1", NULL), 204);
+	ck_assert_int_eq(req("DELETE", "/fs-hub/pod/shares/c1", NULL), 404);
+	FAULT("no such share");
+	fuse_hub_destroy(hub);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
+	(void)!system(cmd);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
 	Suite *s = suite_create("api_model");
@@ -283,9 +336,11 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, test_actions_and_state);
 	tcase_add_test(tc, test_config_doc);
 	tcase_add_test(tc, test_config_doc_refusals);
+	tcase_add_test(tc, test_fs_hub_resources);
 	suite_add_tcase(s, tc);
 	return s;
 }
+
 
 int main(void)
 {

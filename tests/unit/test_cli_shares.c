@@ -69,6 +69,25 @@ START_TEST(test_9p_share_options)
 }
 END_TEST
 
+START_TEST(test_fs_hub_options)
+{
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs-hub", "pod=/run/pod,cache=never,xattr",
+			       "--fs", "t=/d"), 0);
+	ck_assert_uint_eq(cfg.nr_shares, 2);
+	ck_assert(cfg.shares[0].is_hub);
+	ck_assert(!cfg.shares[1].is_hub);
+	ck_assert_str_eq(cfg.shares[0].tag, "pod");
+	ck_assert_str_eq(cfg.shares[0].dir, "/run/pod");
+	ck_assert_int_eq(cfg.shares[0].opts.cache, FS_CACHE_NEVER);
+	/* Per share (readonly) or per device (a DAX window, writeback, queues): not a hub's. */
+	EXPECT_ERR("--fs-hub pod", "cache= and xattr only", "--kernel", "k", "--fs-hub", "pod=/d,readonly");
+	EXPECT_ERR("--fs-hub pod", "cache= and xattr only", "--kernel", "k", "--fs-hub", "pod=/d,dax=1G");
+	EXPECT_ERR("--fs-hub pod", "cache= and xattr only", "--kernel", "k", "--fs-hub", "pod=/d,writeback");
+	EXPECT_ERR("--fs-hub", "TAG=DIR", "--kernel", "k", "--fs-hub", "pod");
+	EXPECT_ERR("--fs-hub", "duplicate tag", "--kernel", "k", "--fs", "pod=/a", "--fs-hub", "pod=/b");
+}
+END_TEST
+
 START_TEST(test_share_without_eq_refused)
 {
 	EXPECT_ERR("--fs", "TAG=DIR", "--kernel", "k", "--fs", "justatag");
@@ -523,6 +542,7 @@ static Suite *cli_shares_suite(void)
 	tcase_add_test(tc, test_share_bad_dax_refused);
 	tcase_add_test(tc, test_share_queues);
 	tcase_add_test(tc, test_share_call_timeout);
+	tcase_add_test(tc, test_fs_hub_options);
 	tcase_add_test(tc, test_9p_msize_limits);
 	tcase_add_test(tc, test_9p_xattr_refused);
 	tcase_add_test(tc, test_share_spec_too_long_refused);
