@@ -139,36 +139,13 @@ START=$(date +%s)
 results_open fuse "Host FUSE level: the seed fio jobs and metadata through the host's kernel FUSE client"
 echo "fuse_bench: $ROUNDS rounds x $(echo $JOBS | wc -w) fio jobs x $(echo $BACKENDS | wc -w) backends, ${RUNTIME}s each, then metadata" >&2
 
-HZ=$(getconf CLK_TCK)
-cpu_ticks() { # utime+stime of a server, 0 for tmpfs (no server)
-	local p=${PID[$1]:-}
-	# The sandboxed server, not its supervisor (tests/host/server_pid.inc).
-	[ -n "$p" ] && awk '{ print $14 + $15 }' "/proc/$(server_pid "$p")/stat" 2>/dev/null || echo 0
-}
-
-rotate() { # prints the backends starting at position $1
-	set -- "$1" $BACKENDS
-	local k=$(( $1 % ($# - 1) )); shift
-	local a=("$@")
-	for i in "${!a[@]}"; do echo "${a[$(( (i + k) % ${#a[@]} ))]}"; done
-}
+. bench/fuse_fio.inc
 
 for round in $(seq "$ROUNDS"); do
 	order=$(rotate "$round")
 	for job in $JOBS; do
 		for b in $order; do
-			# The seeds' harness (HOW-TO-RUN.md) scaled down: direct=1 on every
-			# job as after April 2021; psync runs at QD1 whatever iodepth says.
-			c0=$(cpu_ticks "$b")
-			line=$(timeout $((RUNTIME + 120)) fio --directory="${MNT[$b]}" --runtime="$RUNTIME" \
-				--time_based --iodepth=16 --size="$SIZE" --direct=1 --blocksize=4K \
-				--output-format=terse "$JOBDIR/$job.job" 2>>"$T/fio.err" | grep '^3;' | head -n 1)
-			c1=$(cpu_ticks "$b")
-			# terse v3: 6/7/8 read KiB, KiB/s, IOPS; 47/48/49 the same for writes; 5 error
-			echo "$line" | awk -F';' -v r="$round" -v j="$job" -v b="$b" -v t=$((c1 - c0)) -v hz="$HZ" \
-				'NF > 49 { ios = ($6 + $47) / 4; cpu = (b == "tmpfs" || ios == 0) ? -1 : t * 1e6 / hz / ios
-				  printf "fio %s %s %s iops=%d kib_s=%d cpu_us_per_op=%.2f err=%s\n", r, j, b, $8 + $49, $7 + $48, cpu, $5 }' >>"$RAW"
-			[ -n "$line" ] || echo "fio $round $job $b FAILED" >>"$RAW"
+			fio_sample "$round" "$job" "$b"
 		done
 		echo "  round $round/$ROUNDS $job done ($(( $(date +%s) - START ))s)" >&2
 	done
