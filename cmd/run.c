@@ -107,7 +107,7 @@ int run_config(struct vm_config *cfg, const struct sandbox_opts *sbo)
 		free(sb);
 		return rc;
 	}
-	sandbox_init(sb, "run", sbo);
+	sandbox_init(sb, fail_command() ? fail_command() : "run", sbo);
 	for (unsigned i = 0; i < cfg->nr_shares; i++)
 		sb->devices |= cfg->shares[i].opts.devices;
 	rc = sandbox_enter(sb, &code);

@@ -538,7 +538,7 @@ int main(void)
 {
 	struct reader *r = calloc(1, sizeof(*r));
 	struct spec s = { 0 };
-	int fds[3], pipe_fds[2], master = -1, sfd, status;
+	int fds[3], pipe_fds[2], master = -1, slave = -1, sfd, status;
 	char pty_name[64] = "";
 	struct failure fl;
 	sigset_t sigs;
@@ -565,6 +565,11 @@ int main(void)
 		    ptsname_r(master, pty_name, sizeof(pty_name)) != 0)
 			die("a pty");
 		ioctl(master, TIOCSWINSZ, &s.ws);
+		/* Held until the command has its own: a master with no slave
+		 * open reads EIO, which would end the copy before it began. */
+		slave = open(pty_name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (slave < 0)
+			die("the pty's slave");
 	}
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGCHLD);
@@ -582,6 +587,8 @@ int main(void)
 		n = read(pipe_fds[0], &fl, sizeof(fl));
 	} while (n < 0 && errno == EINTR);
 	close(pipe_fds[0]);
+	if (slave >= 0)
+		close(slave);
 	if (s.pending_sig >= 1 && s.pending_sig <= 64)
 		kill(cmd, s.pending_sig);
 	if (n == sizeof(fl)) {
