@@ -50,7 +50,7 @@ case_host() {
 	w=$CASE_WORK
 
 	start
-	rel=$(ex "$root" -- uname -r 2>"$w/err")
+	rel=$(ex "$root" -- uname -r </dev/null 2>"$w/err")
 	rc=$?
 	case $rel in
 	6.12*) [ "$rc" -eq 0 ] && [ "$rel" != "$(uname -r)" ] && ok "uname -r: $rel" ||
@@ -68,17 +68,14 @@ case_host() {
 		no "1 MiB through cat: exit $rc, $(stat -c %s "$w/echoed") bytes back, sha256 $b vs $a: $(cat "$w/err")"
 
 	start
-	ex "$root" -- sh -c 'echo to-out; echo to-err >&2; echo more-out' >"$w/o" 2>"$w/e"
+	# stdin not a terminal (the test host's console is one): three streams.
+	ex "$root" -- sh -c 'echo to-out; echo to-err >&2; echo more-out' </dev/null >"$w/o" 2>"$w/e"
 	rc=$?
 	if [ "$rc" -eq 0 ] && [ "$(cat "$w/o")" = "to-out
 more-out" ] && [ "$(cat "$w/e")" = "to-err" ]; then
 		ok "stdout and stderr apart"
 	else
 		no "stdout/stderr: exit $rc, out '$(tr '\n' '|' <"$w/o")', err '$(tr '\n' '|' <"$w/e")'"
-		ex "$root" -- sh -c 'echo only-err >&2' </dev/null >"$w/o2" 2>"$w/e2"
-		echo "    stderr alone: out '$(tr '\n' '|' <"$w/o2")', err '$(tr '\n' '|' <"$w/e2")'"
-		ex "$root" -- /bin/ls /nonexistent </dev/null >"$w/o2" 2>"$w/e2"
-		echo "    ls's error: out '$(tr '\n' '|' <"$w/o2")', err '$(tr '\n' '|' <"$w/e2")'"
 	fi
 
 	start
