@@ -33,11 +33,11 @@ now_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 
 # wait_marker FILE PID: 0 once FILE has the marker, 1 if PID ended first or 120 s passed.
 wait_marker() {
-	i=0
+	polls=0
 	while ! grep -q EXEC-MARKER "$1" 2>/dev/null; do
 		kill -0 "$2" 2>/dev/null || return 1
-		i=$((i + 1))
-		[ $i -lt 12000 ] || return 1
+		polls=$((polls + 1))
+		[ $polls -lt 12000 ] || return 1
 		sleep 0.01
 	done
 }
@@ -87,8 +87,8 @@ run_qemu() {
 	"$stainless" vhost-user-fs --socket-path "$w/vfs.sock" --shared-dir "$root" --cache always \
 		--log-level error </dev/null >/dev/null 2>"$w/vfs.err" &
 	vfs=$!
-	i=0
-	while [ ! -S "$w/vfs.sock" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+	polls=0
+	while [ ! -S "$w/vfs.sock" ] && [ $polls -lt 1000 ]; do sleep 0.01; polls=$((polls + 1)); done
 	"$qemu" -M microvm,acpi=off,memory-backend=mem \
 		-object memory-backend-memfd,id=mem,size=256M,share=on \
 		-enable-kvm -cpu host -smp 1 -m 256M -nodefaults -no-user-config -nographic \

@@ -43,7 +43,13 @@ else
 	[ -n "$qemu" ] || sed -i 's|"$STAINLESS"  /bench|"$STAINLESS" "" /bench|' "$raw.run"
 	E2E_TESTHOST_EXTRA=(--extra-file "$TOP/bench/exec-inner.sh:/bench/exec-inner.sh"
 		--extra-file "$qinit:/bench/qemu-initrd" --extra-file "$raw.run:/bench/run")
-	[ -n "$qemu" ] && E2E_TESTHOST_EXTRA+=(--extra-bin "$qemu:/usr/bin/qemu-system-x86_64")
+	if [ -n "$qemu" ]; then
+		E2E_TESTHOST_EXTRA+=(--extra-bin "$qemu:/usr/bin/qemu-system-x86_64")
+		# Its firmware and option ROMs, as bench/boot.sh gives them.
+		for f in bios-microvm.bin qboot.rom linuxboot_dma.bin kvmvapic.bin pvh.bin; do
+			E2E_TESTHOST_EXTRA+=(--extra-file "/usr/share/qemu/$f:/usr/share/qemu/$f")
+		done
+	fi
 	E2E_HOST_TIMEOUT=$((600 + ROUNDS * 120)) e2e_run_nested "$raw.log"
 	grep '^BENCHEXEC' "$raw.log" | tr -d '\r' >"$raw"
 fi
