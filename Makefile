@@ -12,6 +12,7 @@
 #   make fuzz       each libFuzzer target FUZZ_SECONDS (60) from its corpus
 #   make fuzz-smoke each target a few seconds (part of make check)
 #   make install    PREFIX (/usr/local) and DESTDIR; make uninstall (dist/install.mk)
+#   make guest-kernel  the guest kernel stainless exec boots (build/guest/bzImage)
 #   SANITIZE=1      ASan+UBSan build      TSAN=1   ThreadSanitizer build
 #   V=1             show the commands
 
@@ -57,7 +58,10 @@ endif
 # Fragments append to LIB_SRCS (linked into the binary and every test),
 # UNIT_TESTS (tests/unit/NAME.c, one Check program each) and BENCHES
 # (bench/NAME.c, programs that print figures).
+# Fragments may define rules (cmd/build.mk: exec's guest init): a bare make is still all.
+.DEFAULT_GOAL := all
 LIB_SRCS   :=
+EXTRA_LIB_OBJS :=
 UNIT_TESTS :=
 BENCHES    :=
 FUZZ_TARGETS  :=
@@ -66,13 +70,13 @@ include cmd/build.mk cmd/api.mk vmm/build.mk mmio/build.mk transport/build.mk de
         bench/build.mk
 include tests/fuzz/build.mk
 
-LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
+LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o) $(EXTRA_LIB_OBJS)
 MAIN_OBJ   := $(O)/cmd/main.o
 UNIT_BINS  := $(UNIT_TESTS:%=$(O)/tests/unit/%)
 BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-seeds
-.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-stability bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest bench-vsock \
+.PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-stability bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest bench-vsock bench-exec \
         bench-sandbox bench-realwork bench-build bench-quick bench-report bench-fuse-passthrough
 all: $(O)/stainless
 
@@ -136,6 +140,14 @@ demo-run: all
 deps:
 	$(Q)scripts/deps
 
+# The guest kernel `stainless exec` boots without --kernel (guest-images/,
+# cached: minutes the first time, then instant); make install installs it.
+.PHONY: guest-kernel
+guest-kernel:
+	$(Q)mkdir -p $(O)/guest && k=$$(guest-images/build-kernel) && cp "$$k" $(O)/guest/bzImage.tmp && \
+		mv $(O)/guest/bzImage.tmp $(O)/guest/bzImage && echo "  KERNEL $(O)/guest/bzImage"
+
+
 bench-build: $(BENCH_BINS)
 
 # The suite: every family below in turn (ROUNDS=N for all of them), then
@@ -183,6 +195,11 @@ bench-9p: $(O)/stainless $(O)/bench/p9_load
 # virtio-vsock streams and round trips beside a Unix socket pair (nested).
 bench-vsock: $(O)/stainless
 	$(Q)O=$(O) bench/vsock_bench.sh
+
+# stainless exec: start to the command's first output and memory, beside
+# QEMU microvm doing the same (nested test host where needed).
+bench-exec: $(O)/stainless
+	$(Q)O=$(O) bench/exec_bench.sh
 
 # vhost-user-fs backends side by side (stainless vhost-user-fs, QEMU's C
 # virtiofsd with a pool of 64 and with none) under bench/vu_load.

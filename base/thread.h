@@ -60,6 +60,7 @@ enum fs_role {
 	FS_ROLE_SUPERVISOR,  /* the sandbox's supervisor, in the host's namespaces */
 	FS_ROLE_RELAY,       /* the sandbox's pid 1: reaps and forwards signals */
 	FS_ROLE_REGISTRAR,   /* fuse-mount --passthrough: registers backing files */
+	FS_ROLE_EXEC_RELAY,  /* exec: the command's stdio and signals to the guest */
 	FS_ROLE_COUNT
 };
 
@@ -113,7 +114,7 @@ int fs_thread_create(pthread_t *t, const pthread_attr_t *attr, enum fs_role role
 int fs_thread_enter(enum fs_role role);
 
 /*
- * A process role (FS_ROLE_SUPERVISOR, _RELAY, _REGISTRAR): the calling thread,
+ * A process role (FS_ROLE_SUPERVISOR, _RELAY, _REGISTRAR, _EXEC_RELAY): the calling thread,
  * the process's only one, takes it with its filter, built now; no spawner
  * starts, and the process may start no thread after. 0 or -errno.
  */

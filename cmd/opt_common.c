@@ -40,8 +40,8 @@ const struct opt_def opt_group_seccomp[] = {
 	  "kill log trap none", OPT_BEFORE, OK_SECCOMP },
 	{ "print-seccomp", 0, OPT_VALUE, "ROLE", NULL, "print a thread role's seccomp rules and "
 	  "exit", "control vcpu queue lock-wait console fuse-reader fuse-uring fuse-watch 9p-conn "
-	  "vhost-user spawner supervisor relay vsock timed-call deadline registrar", OPT_BEFORE,
-	  OK_PRINT_SECCOMP },
+	  "vhost-user spawner supervisor relay vsock timed-call deadline registrar exec-relay",
+	  OPT_BEFORE, OK_PRINT_SECCOMP },
 	{ 0 },
 };
 

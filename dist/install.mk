@@ -14,6 +14,8 @@
 #       /etc/qemu/vhost-user: with PREFIX=/usr/local it is only a sample)
 #   $(UNITDIR)/stainless-virtiofsd@.socket, stainless-virtiofsd@.service
 #   $(BASHCOMPDIR)/stainless
+#   $(DATADIR)/stainless/bzImage   the guest kernel `stainless exec` boots
+#       without --kernel, when the build tree has one (make guest-kernel)
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 SBINDIR     ?= $(PREFIX)/sbin
@@ -26,7 +28,7 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 INSTALL     ?= install
 
 # The commands with a man page and a completion written from their tables.
-DOC_COMMANDS := run fuse-mount 9p-serve vhost-user-fs
+DOC_COMMANDS := run exec fuse-mount 9p-serve vhost-user-fs
 CMD_MANS  := $(DOC_COMMANDS:%=dist/man/stainless-%.1)
 
 INSTALLED := $(BINDIR)/stainless $(LIBEXECDIR)/stainless-virtiofsd \
@@ -35,7 +37,7 @@ INSTALLED := $(BINDIR)/stainless $(LIBEXECDIR)/stainless-virtiofsd \
 	$(CMD_MANS:dist/man/%=$(MANDIR)/man1/%) \
 	$(QEMUDATADIR)/vhost-user/50-stainless-virtiofsd.json \
 	$(UNITDIR)/stainless-virtiofsd@.socket $(UNITDIR)/stainless-virtiofsd@.service \
-	$(BASHCOMPDIR)/stainless
+	$(BASHCOMPDIR)/stainless $(DATADIR)/stainless/bzImage
 
 # The installed paths, named in files that point at the binary.
 SUBST = sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g'
@@ -60,6 +62,10 @@ install: $(O)/stainless
 		>$(DESTDIR)$(UNITDIR)/stainless-virtiofsd@.service
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/stainless-virtiofsd@.service
 	$(Q)$(INSTALL) -m 0644 dist/bash-completion/stainless $(DESTDIR)$(BASHCOMPDIR)/stainless
+	$(Q)if [ -f $(O)/guest/bzImage ]; then \
+		$(INSTALL) -d $(DESTDIR)$(DATADIR)/stainless && \
+		$(INSTALL) -m 0644 $(O)/guest/bzImage $(DESTDIR)$(DATADIR)/stainless/bzImage; \
+	else echo "  (no $(O)/guest/bzImage: stainless exec will need --kernel; make guest-kernel builds it)"; fi
 
 # The man pages and the completion, rewritten from the option tables
 # (tests/host/cli_help.sh fails when they differ from what the tables write).

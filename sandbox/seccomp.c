@@ -97,13 +97,13 @@ int sc_take_args(int *argc, char **argv, struct sc_opts *o, char *err, size_t er
 			return take_fail(err, errlen, "--print-seccomp needs a role (control, vcpu, "
 					 "queue, lock-wait, console, fuse-reader, fuse-uring, "
 					 "fuse-watch, 9p-conn, vhost-user, vsock, timed-call, deadline, "
-					 "spawner, supervisor, relay, registrar)", NULL);
+					 "spawner, supervisor, relay, registrar, exec-relay)", NULL);
 		if (v) {
 			if (sc_role_by_name(v) < 0)
 				return take_fail(err, errlen, "--print-seccomp: unknown role (control, vcpu, "
 						 "queue, lock-wait, console, fuse-reader, "
 						 "fuse-uring, fuse-watch, 9p-conn, vhost-user, vsock, timed-call, "
-						 "deadline, spawner, supervisor, relay, registrar):", v);
+						 "deadline, spawner, supervisor, relay, registrar, exec-relay):", v);
 			o->print_role = v;
 			continue;
 		}

@@ -34,7 +34,7 @@ clean() {
 
 for flag in --help -h help; do
 	clean "stainless $flag" "$BIN" $flag
-	for c in run fuse-mount 9p-serve vhost-user-fs; do
+	for c in run exec fuse-mount 9p-serve vhost-user-fs; do
 		grep -q "stainless $c" "$T/out" || fail "stainless $flag does not name $c"
 	done
 done
@@ -44,7 +44,7 @@ grep -qx "stainless $VERSION" "$T/out" || fail "stainless --version: $(cat "$T/o
 mkdir "$T/bin"
 ln -s "$BIN" "$T/bin/virtiofsd"
 ln -s "$BIN" "$T/bin/stainless-virtiofsd"
-for c in run fuse-mount 9p-serve vhost-user-fs; do
+for c in run exec fuse-mount 9p-serve vhost-user-fs; do
 	for flag in --help -h; do
 		clean "$c $flag" "$BIN" $c $flag
 		head -n 1 "$T/out" | grep -q "^Usage: stainless $c " || fail "$c $flag: first line $(head -n 1 "$T/out")"
@@ -71,7 +71,7 @@ done
 
 # Every option the help lists is one the parser takes: given to it, no
 # "not an option" (it may well fail for want of the rest).
-for c in run fuse-mount 9p-serve vhost-user-fs; do
+for c in run exec fuse-mount 9p-serve vhost-user-fs; do
 	opts=$(sed -n 's/^ \{2,6\}\(-[A-Za-z], \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p; s/^  \(-[A-Za-z]\) .*/\1/p' "$T/help.$c" | sort -u)
 	[ "$(echo "$opts" | wc -l)" -ge 5 ] || fail "$c --help: too few options found: $opts"
 	for o in $opts; do
@@ -89,14 +89,14 @@ hand=$(grep -ln 'struct option [a-z_]*\[\] *=\|strcmp([a-z]*, *"--' "$ROOT"/cmd/
 echo "ok: every command's getopt table is written from its option table"
 
 # Every seccomp role is one --print-seccomp takes, and the help says so.
-for r in control vcpu queue lock-wait console fuse-reader fuse-uring fuse-watch 9p-conn vhost-user spawner supervisor relay; do
+for r in control vcpu queue lock-wait console fuse-reader fuse-uring fuse-watch 9p-conn vhost-user spawner supervisor relay exec-relay; do
 	grep -q "$r" "$T/help.fuse-mount" || fail "fuse-mount --help does not list the role $r"
 	"$BIN" fuse-mount --print-seccomp "$r" >/dev/null 2>&1 || fail "--print-seccomp $r"
 done
-echo "ok: the 12 seccomp roles in --help, each printable"
+echo "ok: the 13 seccomp roles in --help, each printable"
 
 # The man pages and the completion are what the tables write.
-for c in run fuse-mount 9p-serve vhost-user-fs; do
+for c in run exec fuse-mount 9p-serve vhost-user-fs; do
 	"$BIN" help --man "$c" >"$T/man.$c" || fail "help --man $c"
 	cmp -s "$T/man.$c" "$ROOT/dist/man/stainless-$c.1" ||
 		fail "dist/man/stainless-$c.1 is not what the table writes (make dist-docs): $(diff "$T/man.$c" "$ROOT/dist/man/stainless-$c.1" | head -5)"

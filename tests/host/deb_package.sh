@@ -39,7 +39,8 @@ fi
 got=$(dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' | grep -v '/$' | grep -v '^/usr/share/doc/' | sort)
 want=$(printf '%s\n' /usr/bin/stainless /usr/libexec/stainless-virtiofsd /usr/sbin/mount.fuse.stainless \
 	/usr/share/man/man1/stainless.1.gz /usr/share/man/man1/stainless-virtiofsd.1.gz \
-	/usr/share/man/man1/stainless-run.1.gz /usr/share/man/man1/stainless-fuse-mount.1.gz \
+	/usr/share/man/man1/stainless-run.1.gz /usr/share/man/man1/stainless-exec.1.gz \
+	/usr/share/man/man1/stainless-fuse-mount.1.gz \
 	/usr/share/man/man1/stainless-9p-serve.1.gz /usr/share/man/man1/stainless-vhost-user-fs.1.gz \
 	/usr/share/qemu/vhost-user/50-stainless-virtiofsd.json \
 	/lib/systemd/system/stainless-virtiofsd@.socket /lib/systemd/system/stainless-virtiofsd@.service \

@@ -31,12 +31,14 @@ for prefix in /usr/local /usr; do
 	got=$(cd "$D" && find . ! -type d | sed 's|^\.||' | sort)
 	want=$(printf '%s\n' bin/stainless libexec/stainless-virtiofsd sbin/mount.fuse.stainless \
 		share/man/man1/stainless.1 share/man/man1/stainless-virtiofsd.1 \
-		share/man/man1/stainless-run.1 share/man/man1/stainless-fuse-mount.1 \
+		share/man/man1/stainless-run.1 share/man/man1/stainless-exec.1 \
+		share/man/man1/stainless-fuse-mount.1 \
 		share/man/man1/stainless-9p-serve.1 share/man/man1/stainless-vhost-user-fs.1 \
 		share/qemu/vhost-user/50-stainless-virtiofsd.json \
 		lib/systemd/system/stainless-virtiofsd@.socket \
 		lib/systemd/system/stainless-virtiofsd@.service \
-		share/bash-completion/completions/stainless | sed "s|^|$prefix/|" | sort)
+		share/bash-completion/completions/stainless \
+		$( [ -f "$O/guest/bzImage" ] && echo share/stainless/bzImage ) | sed "s|^|$prefix/|" | sort)
 	[ "$got" = "$want" ] || { echo "installed:"; echo "$got"; echo "expected:"; echo "$want"; fail "PREFIX=$prefix: other files"; }
 	[ "$(readlink "$D$prefix/libexec/stainless-virtiofsd")" = ../bin/stainless ] ||
 		fail "libexec/stainless-virtiofsd is not a relative link to ../bin/stainless"
