@@ -57,7 +57,9 @@ endif
 # Fragments append to LIB_SRCS (linked into the binary and every test),
 # UNIT_TESTS (tests/unit/NAME.c, one Check program each) and BENCHES
 # (bench/NAME.c, programs that print figures).
+.DEFAULT_GOAL := all  # fragments may define rules (cmd/build.mk: exec's guest init)
 LIB_SRCS   :=
+EXTRA_LIB_OBJS :=
 UNIT_TESTS :=
 BENCHES    :=
 FUZZ_TARGETS  :=
@@ -66,7 +68,7 @@ include cmd/build.mk cmd/api.mk vmm/build.mk mmio/build.mk transport/build.mk de
         bench/build.mk
 include tests/fuzz/build.mk
 
-LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
+LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o) $(EXTRA_LIB_OBJS)
 MAIN_OBJ   := $(O)/cmd/main.o
 UNIT_BINS  := $(UNIT_TESTS:%=$(O)/tests/unit/%)
 BENCH_BINS := $(BENCHES:%=$(O)/bench/%)

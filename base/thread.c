@@ -28,6 +28,7 @@ static const char *const role_names[FS_ROLE_COUNT] = {
 	[FS_ROLE_SPAWNER] = "spawner",
 	[FS_ROLE_SUPERVISOR] = "supervisor",
 	[FS_ROLE_RELAY] = "relay",
+	[FS_ROLE_EXEC_RELAY] = "exec-relay",
 };
 
 static const struct sock_fprog *filters[FS_ROLE_COUNT];
@@ -302,7 +303,7 @@ int fs_thread_enter_alone(enum fs_role role)
 {
 	int err;
 
-	if (role != FS_ROLE_SUPERVISOR && role != FS_ROLE_RELAY)
+	if (role != FS_ROLE_SUPERVISOR && role != FS_ROLE_RELAY && role != FS_ROLE_EXEC_RELAY)
 		return -EINVAL;
 	if (tls_role != FS_ROLE_NONE)
 		return -EPERM;

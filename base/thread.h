@@ -56,6 +56,7 @@ enum fs_role {
 	/* Process roles: a process of one thread that starts none (sandbox/). */
 	FS_ROLE_SUPERVISOR,  /* the sandbox's supervisor, in the host's namespaces */
 	FS_ROLE_RELAY,       /* the sandbox's pid 1: reaps and forwards signals */
+	FS_ROLE_EXEC_RELAY,  /* exec: the command's stdio and signals to the guest */
 	FS_ROLE_COUNT
 };
 
@@ -109,7 +110,7 @@ int fs_thread_create(pthread_t *t, const pthread_attr_t *attr, enum fs_role role
 int fs_thread_enter(enum fs_role role);
 
 /*
- * A process role (FS_ROLE_SUPERVISOR, FS_ROLE_RELAY): the calling thread,
+ * A process role (FS_ROLE_SUPERVISOR, FS_ROLE_RELAY, FS_ROLE_EXEC_RELAY): the calling thread,
  * the process's only one, takes it with its filter, built now; no spawner
  * starts, and the process may start no thread after. 0 or -errno.
  */

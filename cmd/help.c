@@ -4,12 +4,13 @@
 
 #include <string.h>
 
+#include "cmd/exec_table.h"
 #include "cmd/fuse_mount_cli.h"
 #include "cmd/p9_serve_cli.h"
 #include "cmd/run_table.h"
 #include "cmd/vhost_user_table.h"
 
-static const struct opt_cmd *const cmds[] = { &run_cmd, &fuse_mount_cmd, &p9_serve_cmd,
+static const struct opt_cmd *const cmds[] = { &run_cmd, &exec_cmd, &fuse_mount_cmd, &p9_serve_cmd,
 					       &vhost_user_cmd, NULL };
 
 static const struct opt_cmd *by_name(const char *name)

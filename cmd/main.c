@@ -8,6 +8,7 @@
 
 #include "base/exit.h"
 #include "base/fail.h"
+#include "cmd/exec.h"
 #include "cmd/fuse_mount.h"
 #include "cmd/help.h"
 #include "cmd/mount_helper.h"
@@ -63,6 +64,8 @@ static int run_command(const char *cmd, int argc, char **argv)
 {
 	if (strcmp(cmd, "run") == 0)
 		return run_main(argc, argv);
+	if (strcmp(cmd, "exec") == 0)
+		return exec_main(argc, argv);
 	if (strcmp(cmd, "fuse-mount") == 0)
 		return fuse_mount_main(argc, argv);
 	if (strcmp(cmd, "9p-serve") == 0)
@@ -81,7 +84,8 @@ static int run_command(const char *cmd, int argc, char **argv)
 static int command(const char *cmd, int argc, char **argv)
 {
 	static const struct { const char *name; enum sc_command cmd; } confined[] = {
-		{ "run", SC_CMD_RUN }, { "fuse-mount", SC_CMD_FUSE_MOUNT },
+		{ "run", SC_CMD_RUN }, { "exec", SC_CMD_RUN }, /* exec's VMM is run's */
+		{ "fuse-mount", SC_CMD_FUSE_MOUNT },
 		{ "9p-serve", SC_CMD_9P_SERVE }, { "vhost-user-fs", SC_CMD_VHOST_USER },
 	};
 	int rc;
@@ -101,7 +105,7 @@ static int command(const char *cmd, int argc, char **argv)
 	 * The sandbox's supervisor learns a server's death from its exit code:
 	 * 128 + SIGSYS is a seccomp kill, whose audit record names the call.
 	 */
-	if (rc == 128 + SIGSYS)
+	if (rc == 128 + SIGSYS && strcmp(cmd, "exec") != 0) /* exec: the guest command's */
 		sc_report_exit(stderr, kill_report_fd, -1, SIGSYS); /* wait status: killed by SIGSYS */
 	if (kill_report_fd >= 0)
 		close(kill_report_fd);

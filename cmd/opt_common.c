@@ -40,7 +40,7 @@ const struct opt_def opt_group_seccomp[] = {
 	  "kill log trap none", OPT_BEFORE, OK_SECCOMP },
 	{ "print-seccomp", 0, OPT_VALUE, "ROLE", NULL, "print a thread role's seccomp rules and "
 	  "exit", "control vcpu queue lock-wait console fuse-reader fuse-uring 9p-conn "
-	  "vhost-user spawner supervisor relay vsock", OPT_BEFORE, OK_PRINT_SECCOMP },
+	  "vhost-user spawner supervisor relay vsock exec-relay", OPT_BEFORE, OK_PRINT_SECCOMP },
 	{ 0 },
 };
 

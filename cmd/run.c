@@ -92,6 +92,35 @@ static int run_check_inputs(const struct vm_config *cfg)
 	return 0;
 }
 
+int run_config(struct vm_config *cfg, const struct sandbox_opts *sbo)
+{
+	struct sandbox *sb = calloc(1, sizeof(*sb));
+	struct vm_hooks hooks = { .lockdown = run_lockdown, .ctx = sb };
+	struct timespec t0;
+	int rc, code;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	signal(SIGPIPE, SIG_IGN);
+	if (!sb)
+		return fail(-ENOMEM, "out of memory");
+	if ((rc = run_check_inputs(cfg)) < 0) {
+		free(sb);
+		return rc;
+	}
+	sandbox_init(sb, "run", sbo);
+	for (unsigned i = 0; i < cfg->nr_shares; i++)
+		sb->devices |= cfg->shares[i].opts.devices;
+	rc = sandbox_enter(sb, &code);
+	if (rc == 0) {
+		fs_fd_raise_nofile();
+		rc = vm_run(cfg, &hooks, &t0);
+	} else if (rc > 0) {
+		rc = code;
+	}
+	free(sb);
+	return rc;
+}
+
 int run_main(int argc, char **argv)
 {
 	struct run *r = calloc(1, sizeof(*r));

@@ -133,6 +133,12 @@ static int take(struct vm_config *cfg, struct sandbox_opts *sbo, int key, const 
 	return fail_msg(err, errlen, -EINVAL, "no such option");
 }
 
+int cli_run_option(struct vm_config *cfg, struct sandbox_opts *sbo, int key, const char *v,
+		   char *err, size_t errlen)
+{
+	return take(cfg, sbo, key, v, err, errlen);
+}
+
 int cli_parse_run(int argc, char **argv, struct vm_config *cfg, struct sandbox_opts *sbo,
 		  char *err, size_t errlen)
 {

@@ -20,4 +20,9 @@ int cli_parse_run(int argc, char **argv, struct vm_config *cfg, struct sandbox_o
 		  char *err, size_t errlen);
 void cli_run_usage(FILE *f);
 
+/* One of run's own options by its key (run_table.h), for commands that
+ * share run's rows (exec): 0, or -EINVAL with err. */
+int cli_run_option(struct vm_config *cfg, struct sandbox_opts *sbo, int key, const char *v,
+		   char *err, size_t errlen);
+
 #endif

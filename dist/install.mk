@@ -26,7 +26,7 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 INSTALL     ?= install
 
 # The commands with a man page and a completion written from their tables.
-DOC_COMMANDS := run fuse-mount 9p-serve vhost-user-fs
+DOC_COMMANDS := run exec fuse-mount 9p-serve vhost-user-fs
 CMD_MANS  := $(DOC_COMMANDS:%=dist/man/stainless-%.1)
 
 INSTALLED := $(BINDIR)/stainless $(LIBEXECDIR)/stainless-virtiofsd \

@@ -95,13 +95,13 @@ int sc_take_args(int *argc, char **argv, struct sc_opts *o, char *err, size_t er
 		if (missing)
 			return take_fail(err, errlen, "--print-seccomp needs a role (control, vcpu, "
 					 "queue, lock-wait, console, fuse-reader, fuse-uring, "
-					 "9p-conn, vhost-user, spawner, supervisor, relay)", NULL);
+					 "9p-conn, vhost-user, spawner, supervisor, relay, exec-relay)", NULL);
 		if (v) {
 			if (sc_role_by_name(v) < 0)
 				return take_fail(err, errlen, "--print-seccomp: unknown role (control, vcpu, "
 						 "queue, lock-wait, console, fuse-reader, "
 						 "fuse-uring, 9p-conn, vhost-user, spawner, supervisor, "
-						 "relay):", v);
+						 "relay, exec-relay):", v);
 			o->print_role = v;
 			continue;
 		}

@@ -374,6 +374,26 @@ static const struct sc_rule relay_rules[] = {
 	{ SCMP_SYS(pidfd_send_signal), .why = "forward a stop signal to the child, by its pidfd" },
 };
 
+/*
+ * `stainless exec`'s relay (cmd/exec_relay.c): a process of one thread in
+ * the host's namespaces that copies the command's stdio between its own
+ * fds and the vsock streams (Unix sockets it listens on) and passes signals
+ * on. It opens nothing: every fd is made before its filter.
+ */
+static const struct sc_rule exec_relay_rules[] = {
+	{ SCMP_SYS(read), .why = "stdin, the guest's streams, the signalfd" },
+	{ SCMP_SYS(accept4), .why = "the guest's four connections, one on each socket" },
+	{ SCMP_SYS(shutdown), .why = "stdin's EOF passed on to the guest" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(TIOCGWINSZ) }, "the terminal's size, at start and on SIGWINCH" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(TCSETS) }, "restore the terminal's mode at the end" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(TCGETS) }, "... glibc's tcsetattr reads it back" },
+	{ SCMP_SYS(wait4), .why = "the VMM's status once it is gone" },
+	{ SCMP_SYS(pidfd_send_signal), .why = "stop the VMM, by its pidfd (no kill() at all)" },
+	{ SCMP_SYS(unlinkat), .why = "remove the sockets and the initramfs from the run's folder" },
+	{ SCMP_SYS(unlink), .why = "... the same on older glibc" },
+	{ SCMP_SYS(rmdir), .why = "... and the folder" },
+};
+
 /* The supervisor, in the host's namespaces with root's capabilities when run by root. */
 static const struct sc_rule supervisor_rules[] = {
 	{ SCMP_SYS(prlimit64), 0, 1, { ARG_EQ(1, RLIMIT_CORE) },
@@ -426,6 +446,7 @@ static const struct sc_group spawner_socket = GROUP("spawner: socket() beside vs
 						    spawner_socket_rules);
 static const struct sc_group control = GROUP("control", control_rules);
 static const struct sc_group relay = GROUP("relay", relay_rules);
+static const struct sc_group exec_relay = GROUP("exec-relay", exec_relay_rules);
 static const struct sc_group supervisor = GROUP("supervisor", supervisor_rules);
 static const struct sc_group supervisor_socket = GROUP("supervisor: the server's socket",
 						       supervisor_socket_rules);
@@ -447,6 +468,7 @@ static const struct sc_group *const role_groups[FS_ROLE_COUNT][8] = {
 	[FS_ROLE_VHOST_USER] = { &base, &waits, &queue_setup, &vhost_user, NULL },
 	[FS_ROLE_VSOCK] = { &base, &vsock, NULL },
 	[FS_ROLE_RELAY] = { &base, &relay, NULL },
+	[FS_ROLE_EXEC_RELAY] = { &base, &waits, &exec_relay, NULL },
 };
 
 /* The control role: what every command's main thread does, then its own. */

@@ -150,7 +150,7 @@ static const struct { enum sc_command cmd; enum fs_role role; } every_role[] = {
 	{ SC_CMD_VHOST_USER, FS_ROLE_VHOST_USER }, { SC_CMD_RUN, FS_ROLE_SPAWNER },
 	{ SC_CMD_RUN, FS_ROLE_SUPERVISOR }, { SC_CMD_FUSE_MOUNT, FS_ROLE_SUPERVISOR },
 	{ SC_CMD_9P_SERVE, FS_ROLE_SUPERVISOR }, { SC_CMD_VHOST_USER, FS_ROLE_SUPERVISOR },
-	{ SC_CMD_RUN, FS_ROLE_RELAY },
+	{ SC_CMD_RUN, FS_ROLE_RELAY }, { SC_CMD_RUN, FS_ROLE_EXEC_RELAY },
 };
 #define NR_ROLES (sizeof(every_role) / sizeof(every_role[0]))
 
@@ -695,6 +695,18 @@ START_TEST(t_relay)
 }
 END_TEST
 
+/* exec's relay: signals the VMM by pidfd and reaps it, opens and kills nothing. */
+START_TEST(t_exec_relay)
+{
+	EXPECT_PASSES(SC_CMD_RUN, FS_ROLE_EXEC_RELAY, pidfd_signal);
+	EXPECT_PASSES(SC_CMD_RUN, FS_ROLE_EXEC_RELAY, reap);
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_EXEC_RELAY, kill_parent);
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_EXEC_RELAY, open_file);
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_EXEC_RELAY, umount_missing);
+	EXPECT_SIGSYS(SC_CMD_RUN, FS_ROLE_EXEC_RELAY, recv_call);
+}
+END_TEST
+
 /* The spawner's union is of thread roles: no process role's calls in it. */
 START_TEST(t_spawner_has_no_process_rules)
 {
@@ -727,6 +739,7 @@ static Suite *seccomp_suite(void)
 	tcase_add_test(roles, t_spawner);
 	tcase_add_test(roles, t_supervisor);
 	tcase_add_test(roles, t_relay);
+	tcase_add_test(roles, t_exec_relay);
 	tcase_add_test(roles, t_spawner_has_no_process_rules);
 	suite_add_tcase(s, roles);
 	tcase_add_test(threads, t_thread_from_narrower_creator);
