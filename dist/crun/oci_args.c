@@ -289,3 +289,12 @@ int oci_to_exec_args(const char *json, struct oci_args *a, int (*is_dir)(const c
 	yajl_tree_free(root);
 	return rc;
 }
+
+bool oci_root_readonly(const char *json)
+{
+	yajl_val root = yajl_tree_parse(json, NULL, 0);
+	bool ro = YAJL_IS_TRUE(get(root, yajl_t_any, "root", "readonly", NULL));
+
+	yajl_tree_free(root);
+	return ro;
+}

@@ -7,6 +7,7 @@
 #ifndef STAINLESS_CRUN_OCI_ARGS_H
 #define STAINLESS_CRUN_OCI_ARGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct oci_args {
@@ -27,5 +28,8 @@ void oci_args_free(struct oci_args *a);
  */
 int oci_to_exec_args(const char *json, struct oci_args *a, int (*is_dir)(const char *path),
 		     char *err, size_t errlen);
+
+/* root.readonly: true. */
+bool oci_root_readonly(const char *json);
 
 #endif

@@ -42,6 +42,9 @@
 /* Where the tools appear in the container (and so in the guest's root share's /dev, which the
  * guest's init covers with its own devtmpfs). */
 #define IN_TOOLS "/dev/.stainless"
+/* The container's root again, as a directory the VMM can share (its sandbox
+ * will not share "/" itself, the root it pivots away from). */
+#define IN_ROOT "/dev/.stainless-root"
 
 #define KVM_MAJOR 10
 #define KVM_MINOR 232
@@ -229,6 +232,38 @@ static int mount_tools(struct sh_state *st, int dev, libcrun_error_t *err)
 	return rc;
 }
 
+/*
+ * The container's whole mount tree (crun's mounts made, before pivot_root)
+ * bound again at /dev/.stainless-root, read-only if root.readonly: crun's
+ * read-only remount of the root, which comes later, does not reach a
+ * second bind of it.
+ */
+static int mount_root(struct sh_state *st, int dev, const char *rootfs, libcrun_error_t *err)
+{
+	char target[64];
+	int dir, rc = 0;
+
+	if (mkdirat(dev, ".stainless-root", 0755) < 0 && errno != EEXIST)
+		return sh_error(err, errno, "mkdir " IN_ROOT " in the container");
+	dir = open_beneath(dev, ".stainless-root", O_PATH | O_DIRECTORY);
+	if (dir < 0)
+		return sh_error(err, -dir, "open " IN_ROOT " in the container");
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", dir);
+	if (mount(rootfs, target, NULL, MS_BIND | MS_REC, NULL) < 0)
+		rc = sh_error(err, errno, "bind the container's root on " IN_ROOT);
+	close(dir);
+	if (rc < 0 || !oci_root_readonly(st->config))
+		return rc;
+	dir = open_beneath(dev, ".stainless-root", O_PATH | O_DIRECTORY);
+	if (dir < 0)
+		return sh_error(err, -dir, "open the bound " IN_ROOT);
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", dir);
+	if (mount(NULL, target, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
+		rc = sh_error(err, errno, "make " IN_ROOT " read-only (root.readonly)");
+	close(dir);
+	return rc;
+}
+
 static int configure(struct sh_state *st, enum handler_configure_phase phase,
 		     libcrun_container_t *c, const char *rootfs, libcrun_error_t *err)
 {
@@ -249,6 +284,8 @@ static int configure(struct sh_state *st, enum handler_configure_phase phase,
 	rc = check_kvm(dev, err);
 	if (rc == 0)
 		rc = mount_tools(st, dev, err);
+	if (rc == 0)
+		rc = mount_root(st, dev, rootfs, err);
 	close(dev);
 	return rc;
 }
@@ -304,11 +341,21 @@ static int sh_run(void *cookie, libcrun_container_t *c, const char *pathname, ch
 		rc = oci_args_push(&a, "exec");
 	if (rc == 0)
 		rc = oci_args_push(&a, "--kernel=" IN_TOOLS "/vmlinux");
+	/*
+	 * crun left the process its configured user and capabilities, not
+	 * CAP_SYS_ADMIN: stainless's sandbox gets its namespaces from a user
+	 * namespace mapping that one id to the sandbox's root, as a rootless
+	 * user's would (root without the maps would try the namespaces alone).
+	 */
+	if (rc == 0)
+		rc = oci_args_push(&a, "--uid-map=:0:%u:1:", (unsigned)getuid());
+	if (rc == 0)
+		rc = oci_args_push(&a, "--gid-map=:0:%u:1:", (unsigned)getgid());
 	msg[0] = '\0';
 	if (rc == 0)
 		rc = oci_to_exec_args(st->config, &a, is_dir, msg, sizeof(msg));
 	if (rc == 0)
-		rc = oci_args_push(&a, "/");
+		rc = oci_args_push(&a, IN_ROOT);
 	if (rc == 0)
 		rc = oci_args_push(&a, "--");
 	/* argv[0] as the configuration spells it: the guest resolves it in its own PATH. */
