@@ -97,7 +97,7 @@ case_host() {
 	n=0
 	while ! grep -q 'ready' "$CASE_WORK/kill.out" && [ $n -lt 180 ]; do sleep 1; n=$((n + 1)); done
 	grep -q 'ready' "$CASE_WORK/kill.out" || { cat "$CASE_WORK/kill.out"; kill "$pid"; echo "crun kill: the guest never said ready"; return 1; }
-	crun exec crun-kill true >"$CASE_WORK/exec.out" 2>&1
+	crun exec crun-kill sh -c true >"$CASE_WORK/exec.out" 2>&1
 	erc=$?
 	cat "$CASE_WORK/exec.out"
 	[ $erc -ne 0 ] && grep -q 'crun exec is not supported' "$CASE_WORK/exec.out" ||
