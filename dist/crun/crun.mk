@@ -34,10 +34,12 @@ crun-handler: crun-check
 
 # A bare make builds the plugin when it can, and says why when it cannot.
 ifneq ($(CRUN),)
-ifeq ($(CRUN_HAVE),$(CRUN_WANT))
-all: $(CRUN_HANDLER)
-else
+ifneq ($(CRUN_HAVE),$(CRUN_WANT))
 $(info crun handler: not built: $(CRUN) is '$(CRUN_HAVE)', not $(CRUN_WANT) (dist/crun/crun_handler.h))
+else ifeq ($(wildcard /usr/include/yajl/yajl_tree.h),)
+$(info crun handler: not built: no yajl header (apt-get install libyajl-dev))
+else
+all: $(CRUN_HANDLER)
 endif
 endif
 
