@@ -82,6 +82,7 @@ all: $(O)/stainless
 
 # After all: so that a bare make builds, never installs.
 include dist/install.mk
+include dist/crun/crun.mk
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
