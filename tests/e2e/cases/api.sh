@@ -7,28 +7,7 @@
 # SendCtrlAltDel ends the VM and the VMM exits 0, its socket file gone.
 CASE_TIMEOUT=240
 
-api() { # METHOD PATH [BODY]: prints the status, then the body, on stdout
-	if [ $# -gt 2 ]; then
-		curl -s -w '\n%{http_code}' --max-time 20 --unix-socket "$CASE_WORK/api.sock" \
-			-X "$1" --data-binary "$3" "http://localhost$2"
-	else
-		curl -s -w '\n%{http_code}' --max-time 20 --unix-socket "$CASE_WORK/api.sock" \
-			-X "$1" "http://localhost$2"
-	fi
-}
-
-# want STATUS METHOD PATH [BODY]: the request answers STATUS
-want() {
-	st=$1; shift
-	out=$(api "$@")
-	got=$(printf '%s\n' "$out" | tail -n 1)
-	API_BODY=$(printf '%s\n' "$out" | sed '$d')
-	if [ "$got" != "$st" ]; then
-		echo "$1 $2: status $got, want $st ($API_BODY)"
-		return 1
-	fi
-	echo "ok   $1 $2 -> $got"
-}
+. "${E2E_DIR:-}/cases/api-lib.inc"
 
 case_host() {
 	command -v curl >/dev/null || { echo "no curl in this test host"; return 77; }

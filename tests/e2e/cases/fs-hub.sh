@@ -13,28 +13,7 @@
 # host and guest hand over through the console and the share's files.
 CASE_TIMEOUT=300
 
-api() { # METHOD PATH [BODY]: prints the body, then the status, on stdout
-	if [ $# -gt 2 ]; then
-		curl -s -w '\n%{http_code}' --max-time 20 --unix-socket "$CASE_WORK/api.sock" \
-			-X "$1" --data-binary "$3" "http://localhost$2"
-	else
-		curl -s -w '\n%{http_code}' --max-time 20 --unix-socket "$CASE_WORK/api.sock" \
-			-X "$1" "http://localhost$2"
-	fi
-}
-
-# want STATUS METHOD PATH [BODY]: the request answers STATUS
-want() {
-	st=$1; shift
-	out=$(api "$@")
-	got=$(printf '%s\n' "$out" | tail -n 1)
-	API_BODY=$(printf '%s\n' "$out" | sed '$d')
-	if [ "$got" != "$st" ]; then
-		echo "$1 $2: status $got, want $st ($API_BODY)"
-		return 1
-	fi
-	echo "ok   $1 $2 -> $got $API_BODY"
-}
+. "${E2E_DIR:-}/cases/api-lib.inc"
 
 # wait_line TEXT: the guest printed the line TEXT (else the case fails)
 wait_line() {
