@@ -47,6 +47,12 @@ void fs_log_init(enum fs_log_level level, const char *prog)
 	if (prog)
 		lg.prog = prog;
 	lg.stamp = !isatty(STDERR_FILENO);
+	/*
+	 * glibc reads the zone (TZ, /etc/localtime) at its first time
+	 * conversion, gmtime_r's too: done here, before any seccomp filter,
+	 * not at the first stamped line (an openat no role allows).
+	 */
+	tzset();
 }
 
 uint64_t fs_log_now_us(void)
