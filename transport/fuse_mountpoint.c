@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/fail.h"
+#include "base/fds.h"
 #include "fs/fs_log.h"
 
 #define FUSERMOUNT "fusermount3"
@@ -173,18 +174,6 @@ static int helper_mount(const char *path, unsigned max_read, const struct fuse_m
 	return fd;
 }
 
-/* Closes every fd from 3 up but a and b. */
-static void keep_only(int a, int b)
-{
-	int lo = a < b ? a : b, hi = a < b ? b : a;
-
-	if (lo > 3)
-		close_range(3, (unsigned)lo - 1, 0);
-	if (hi > lo + 1)
-		close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
-	close_range((unsigned)hi + 1, ~0u, 0);
-}
-
 /* The unmounter's work: fusermount3 -u -z, waited for (done stays ours, not its). */
 static void unmount_and_wait(const char *real)
 {
@@ -238,7 +227,7 @@ static int start_unmounter(const char *real, int *stop, int *done)
 		signal(SIGINT, SIG_IGN);
 		signal(SIGTERM, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
-		keep_only(p[0], d[1]);
+		fds_keep_two(p[0], d[1]);
 		while (read(p[0], &c, 1) < 0 && errno == EINTR)
 			;
 		close(p[0]);

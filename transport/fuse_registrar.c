@@ -30,6 +30,7 @@
 
 #include "base/creds.h"
 #include "base/fail.h"
+#include "base/fds.h"
 #include "base/thread.h"
 #include "fs/fuse/fuse_server.h"
 #include "fs/fuse/fuse_wire.h"
@@ -211,18 +212,6 @@ static void serve(struct reg *g)
 	}
 }
 
-/* Closes every fd from 3 up but a and b. */
-static void keep_two(int a, int b)
-{
-	int lo = a < b ? a : b, hi = a < b ? b : a;
-
-	if (lo > 3)
-		close_range(3, (unsigned)lo - 1, 0);
-	if (hi > lo + 1)
-		close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
-	close_range((unsigned)hi + 1, ~0u, 0);
-}
-
 static void registrar_main(struct reg *g)
 {
 	int r;
@@ -233,7 +222,7 @@ static void registrar_main(struct reg *g)
 	signal(SIGHUP, SIG_IGN);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	(void)prctl(PR_SET_NAME, "registrar", 0, 0, 0);
-	keep_two(g->sock, g->fuse_fd);
+	fds_keep_two(g->sock, g->fuse_fd);
 	if ((r = fs_caps_limit_to(1ull << CAP_SYS_ADMIN)) < 0 ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    (r = fs_thread_enter_alone(FS_ROLE_REGISTRAR)) < 0) {
