@@ -135,9 +135,16 @@ static bool supervisor_stop(void *ctx, int sig)
 	return false; /* the server ends by itself when its reads fail (ENODEV) */
 }
 
-static void supervisor_ended(void *ctx)
+/*
+ * A server that exits 0 has no mount left: it stopped because its reads
+ * said ENODEV (the mount was taken down, from outside or by the stop
+ * hook). Its mount point may already hold a new mount, so nothing is
+ * unmounted by name then. A server that died or failed left its mount.
+ */
+static void supervisor_ended(void *ctx, int status)
 {
-	(void)fuse_mountpoint_close(ctx); /* a server that died left its mount */
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		(void)fuse_mountpoint_close(ctx);
 }
 
 /*

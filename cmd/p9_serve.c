@@ -79,7 +79,7 @@ int p9_serve_main(int argc, char **argv)
 	sb.host_ids = true;
 	sb.devices = a.opts.devices;
 	unix_left_init(&left, a.sock);
-	sb.hooks = (struct sandbox_hooks){ .ended = unix_left_remove, .ctx = &left };
+	sb.hooks = (struct sandbox_hooks){ .ended = unix_left_ended, .ctx = &left };
 	err = sandbox_enter(&sb, &c);
 	if (err)
 		return err > 0 ? c : 1;

@@ -178,7 +178,7 @@ int run_main(int argc, char **argv)
 	rc = vm_run(&r->cfg, &hooks, &t0);
 	/* Without a supervisor nobody else removes the socket's file. */
 	if (r->sandbox_opts.mode == SANDBOX_NONE)
-		run_api_ended(&r->api);
+		run_api_ended(&r->api, 0);
 	run_api_close(&r->api);
 	free(r);
 	return rc;

@@ -123,10 +123,11 @@ void run_api_hooks(struct run_api *ra, struct vm_hooks *h)
 		ra->api.cfg->shares[i].hub_out = &ra->api.hubs[i];
 }
 
-void run_api_ended(void *ctx)
+void run_api_ended(void *ctx, int status)
 {
 	struct run_api *ra = ctx;
 
+	(void)status;
 	if (ra->serving)
 		unix_left_remove(&ra->srv.left);
 }

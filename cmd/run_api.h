@@ -38,7 +38,7 @@ int run_api_setup(struct run_api *ra, struct vm_config *cfg, const char *config_
 void run_api_hooks(struct run_api *ra, struct vm_hooks *h);
 
 /* The socket file's removal, for the sandbox's supervisor (sandbox_hooks.ended). */
-void run_api_ended(void *ctx);
+void run_api_ended(void *ctx, int status);
 
 void run_api_close(struct run_api *ra);
 

@@ -176,7 +176,7 @@ static int sandbox(const struct vu_fs_config *c, struct sandbox *sb, int *code)
 	sb->devices = c->opts.devices;
 	if (c->socket_path) {
 		unix_left_init(&left, c->socket_path);
-		sb->hooks = (struct sandbox_hooks){ .ended = unix_left_remove, .ctx = &left };
+		sb->hooks = (struct sandbox_hooks){ .ended = unix_left_ended, .ctx = &left };
 	}
 	r = sandbox_enter(sb, code);
 	if (r != 0)

@@ -308,7 +308,7 @@ static int supervise(struct sandbox *sb, int pidfd, int *exit_code)
 	}
 	st = relay(&sb->hooks, pidfd, sb->child);
 	if (sb->hooks.ended)
-		sb->hooks.ended(sb->hooks.ctx);
+		sb->hooks.ended(sb->hooks.ctx, st);
 	*exit_code = pass_status(st);
 	return 1;
 }

@@ -79,11 +79,11 @@ bool sandbox_opt_has_value(const char *name);
  * In the supervisor (the parent left behind in namespace mode), never in
  * the sandboxed child. stop: a stop signal arrived; return true to forward
  * it to the child as well (NULL: always forward). ended: the child is gone
- * (its status already taken), to clean up what it made on the host.
+ * with wait status status, to clean up what it made on the host.
  */
 struct sandbox_hooks {
 	bool (*stop)(void *ctx, int sig);
-	void (*ended)(void *ctx);
+	void (*ended)(void *ctx, int status);
 	void *ctx;
 };
 

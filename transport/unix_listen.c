@@ -134,3 +134,9 @@ void unix_left_remove(void *ctx)
 	if (l->ino && lstat(l->path, &st) == 0 && st.st_dev == l->dev && st.st_ino == l->ino)
 		unlink(l->path);
 }
+
+void unix_left_ended(void *ctx, int status)
+{
+	(void)status; /* gone, however it ended: the socket file goes */
+	unix_left_remove(ctx);
+}

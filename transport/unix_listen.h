@@ -22,7 +22,8 @@ int unix_listen(const char *path, gid_t gid, int backlog);
  * server is gone, by the sandbox's supervisor (from inside the sandbox
  * its path is out of reach), but only if it is still the one bound and
  * not a successor's. unix_left_init() right after unix_listen();
- * unix_left_remove() fits sandbox_hooks.ended (ctx: the unix_left).
+ * unix_left_remove() does it; unix_left_ended() fits sandbox_hooks.ended
+ * (ctx: the unix_left).
  */
 struct unix_left {
 	const char *path;
@@ -32,6 +33,7 @@ struct unix_left {
 
 void unix_left_init(struct unix_left *l, const char *path);
 void unix_left_remove(void *ctx);
+void unix_left_ended(void *ctx, int status);
 
 /* A group name, or a number (which need not have a name): 0 or -EINVAL. */
 int unix_parse_group(const char *arg, gid_t *out);

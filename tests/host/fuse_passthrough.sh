@@ -61,6 +61,7 @@ cat "$T/probe"
 [ $rc -eq 77 ] && { tail -n 1 "$T/probe"; exit 77; }
 [ $rc -eq 0 ] || fail "the registrar probe (exit $rc)"
 
+: >"$T/err"
 "$STAINLESS" fuse-mount "$T/share" "$T/mnt" --passthrough --stats --log-level trace 2>"$T/err" &
 PID=$!
 wait_serving || fail "no mount"
@@ -119,9 +120,10 @@ reg_n=$(echo "$line" | sed 's/.*registered=\([0-9]*\).*/\1/')
 echo "ok: ids back to 0 after close, $reg_n registered"
 
 # -o passthrough (mount(8)'s spelling) is the same switch.
+: >"$T/err"
 "$STAINLESS" fuse-mount "$T/share" "$T/mnt" -o passthrough,cache=auto --log-level trace 2>"$T/err" &
 PID=$!
-wait_serving || fail "-o passthrough: no mount"
+wait_serving || { cat "$T/err"; fail "-o passthrough: no mount"; }
 cmp "$T/share/r" "$T/mnt/r" || fail "-o passthrough: the file reads differently"
 sleep 0.3
 grep -qE 'trace: fuse OPEN ' "$T/err" || fail "-o passthrough: no OPEN traced"
@@ -134,6 +136,7 @@ echo "ok: -o passthrough,cache=auto: read with no READ request"
 [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] || fail "--passthrough with writeback: exit $rc"
 echo "ok: with writeback: exit 2, $(cat "$T/err")"
 # --sandbox chroot: no mount of the share's own to check files against.
+: >"$T/err"
 "$STAINLESS" fuse-mount "$T/share" "$T/mnt" --passthrough --sandbox chroot 2>"$T/err" &
 PID=$!
 wait_serving || fail "--sandbox chroot --passthrough: no mount"
@@ -154,13 +157,14 @@ if command -v setpriv >/dev/null && command -v fusermount3 >/dev/null && command
 	chown -R nobody "$T/u"
 	chmod 755 "$T"
 	NOBODY="setpriv --reuid=nobody --regid=$(id -g nobody) --clear-groups"
+	: >"$T/err" # the wait below reads it at once: no earlier server's lines
 	unshare --mount --propagation private sh -c '
 		T=$1; BIN=$2; N=$3
 		mknod "$T/fuse" c 10 229 && chmod 666 "$T/fuse" && mount --bind "$T/fuse" /dev/fuse || exit 3
 		$N "$BIN" fuse-mount "$T/u/share" "$T/u/mnt" --passthrough 2>"$T/err" &
 		pid=$!
 		i=0; until grep -q serving "$T/err" || [ $i -ge 100 ]; do i=$((i + 1)); sleep 0.1; done
-		[ "$($N cat "$T/u/mnt/f")" = rootless ] || { kill $pid; exit 4; }
+		[ "$($N cat "$T/u/mnt/f")" = rootless ] || { kill $pid; echo "after ${i}x0.1 s:"; cat "$T/err"; grep " $T/u/mnt " /proc/self/mounts; exit 4; }
 		kill $pid; wait $pid' sh "$T" "$BIN" "$NOBODY"; rc=$?
 	[ $rc -eq 3 ] && fail "rootless: no /dev/fuse node for nobody"
 	[ $rc -eq 4 ] && fail "rootless --passthrough: the share is not served"
