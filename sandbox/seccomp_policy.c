@@ -380,6 +380,7 @@ static const struct sc_rule hub_control_rules[] = {
 	{ SCMP_SYS(fstat), .why = "attach: the share's root is a directory" },
 	{ SCMP_SYS(newfstatat), .why = "... fstat where glibc maps it to fstatat" },
 	{ SCMP_SYS(statx), .why = "attach: the share root's identity (fs_root_id_init)" },
+	{ SCMP_SYS(fstatfs), .why = "attach: the share root's file system, local or not (fuse_timed.c)" },
 	{ SCMP_SYS(fcntl), 0, 1, { ARG_EQ(1, F_DUPFD_CLOEXEC) }, "attach: the share's server's /proc/self/fd" },
 	{ SCMP_SYS(umask), .why = "attach: a new server sets umask(0) (the guest applied its own)" },
 	{ SCMP_SYS(clock_nanosleep), .why = "detach: waits out the share's requests in flight" },
