@@ -101,34 +101,21 @@ else
 	URING_SAY="not in this kernel: st-uring serves through /dev/fuse like st-never"
 fi
 
-mkdir -p "$T/share"
-mount -t tmpfs -o size=4g tmpfs_bench "$T/share" ||
-	die "cannot mount a tmpfs for the shares"
-
-wait_mount() { fuse_wait_mount "$1" || die "mount $1 did not appear"; }
-
-# Every backend gets its own source directory holding a fully written fio
-# file, laid out here (not through FUSE) so no backend pays for it in a job.
-for b in $BACKENDS; do
-	src=$T/share/$b
-	mkdir -p "$src"
-	head -c "$SIZE" /dev/zero >"$src/fio-file1" || die "cannot lay out $src/fio-file1"
-	if [ "$b" = tmpfs ]; then MNT[$b]=$src; continue; fi
-	mnt=$T/mnt-$b
-	mkdir -p "$mnt"
+backend_serve() { # BACKEND SRC MNT: its server, in the foreground
+	local b=$1 src=$2 mnt=$3
 	case $b in
-	st-never)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never 2>"$T/$b.err" & ;;
-	st-base)     "$BASE" fuse-mount "$src" "$mnt" --cache never 2>"$T/$b.err" & ;;
-	st-base-*)   "$BASE" fuse-mount "$src" "$mnt" --cache never "--${b#st-base-}" 2>"$T/$b.err" & ;;
-	st-uring)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --uring 2>"$T/$b.err" & ;;
-	st-auto)     "$STAINLESS" fuse-mount "$src" "$mnt" --cache auto 2>"$T/$b.err" & ;;
-	pthp-single) "$PTHP" --foreground --nocache --single "$src" "$mnt" 2>"$T/$b.err" & ;;
-	pthp-multi)  "$PTHP" --foreground --nocache "$src" "$mnt" 2>"$T/$b.err" & ;;
+	st-never)    exec "$STAINLESS" fuse-mount "$src" "$mnt" --cache never ;;
+	st-base)     exec "$BASE" fuse-mount "$src" "$mnt" --cache never ;;
+	st-base-*)   exec "$BASE" fuse-mount "$src" "$mnt" --cache never "--${b#st-base-}" ;;
+	st-uring)    exec "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --uring ;;
+	st-auto)     exec "$STAINLESS" fuse-mount "$src" "$mnt" --cache auto ;;
+	pthp-single) exec "$PTHP" --foreground --nocache --single "$src" "$mnt" ;;
+	pthp-multi)  exec "$PTHP" --foreground --nocache "$src" "$mnt" ;;
 	esac
-	PID[$b]=$!
-	MNT[$b]=$mnt
-	wait_mount "$mnt"
-done
+}
+
+. bench/fuse_fio.inc
+fuse_fio_backends_up
 
 RAW=$T/raw
 : >"$RAW"
@@ -138,8 +125,6 @@ MACHINE=$(machine)  # now: the tree may change while the rounds run
 START=$(date +%s)
 results_open fuse "Host FUSE level: the seed fio jobs and metadata through the host's kernel FUSE client"
 echo "fuse_bench: $ROUNDS rounds x $(echo $JOBS | wc -w) fio jobs x $(echo $BACKENDS | wc -w) backends, ${RUNTIME}s each, then metadata" >&2
-
-. bench/fuse_fio.inc
 
 for round in $(seq "$ROUNDS"); do
 	order=$(rotate "$round")

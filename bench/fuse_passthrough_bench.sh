@@ -61,31 +61,18 @@ machine() {
 	     "$(fio --version), passthrough_hp from Debian fuse3 $(pkg-config --modversion fuse3)"
 }
 
-mkdir -p "$T/share"
-mount -t tmpfs -o size=4g tmpfs_bench "$T/share" ||
-	die "cannot mount a tmpfs for the shares"
-
-wait_mount() { fuse_wait_mount "$1" || die "mount $1 did not appear"; }
-
-# Every backend gets its own source directory holding a fully written fio
-# file, laid out here (not through FUSE) so no backend pays for it in a job.
-for b in $BACKENDS; do
-	src=$T/share/$b
-	mkdir -p "$src"
-	head -c "$SIZE" /dev/zero >"$src/fio-file1" || die "cannot lay out $src/fio-file1"
-	if [ "$b" = tmpfs ]; then MNT[$b]=$src; continue; fi
-	mnt=$T/mnt-$b
-	mkdir -p "$mnt"
+backend_serve() { # BACKEND SRC MNT: its server, in the foreground
+	local b=$1 src=$2 mnt=$3
 	case $b in
-	st-pt)       "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --passthrough 2>"$T/$b.err" & ;;
-	st-never)    "$STAINLESS" fuse-mount "$src" "$mnt" --cache never 2>"$T/$b.err" & ;;
-	pthp-single) "$PTHP" --foreground --nocache --single "$src" "$mnt" 2>"$T/$b.err" & ;;
-	pthp-multi)  "$PTHP" --foreground --nocache "$src" "$mnt" 2>"$T/$b.err" & ;;
+	st-pt)       exec "$STAINLESS" fuse-mount "$src" "$mnt" --cache never --passthrough ;;
+	st-never)    exec "$STAINLESS" fuse-mount "$src" "$mnt" --cache never ;;
+	pthp-single) exec "$PTHP" --foreground --nocache --single "$src" "$mnt" ;;
+	pthp-multi)  exec "$PTHP" --foreground --nocache "$src" "$mnt" ;;
 	esac
-	PID[$b]=$!
-	MNT[$b]=$mnt
-	wait_mount "$mnt"
-done
+}
+
+. bench/fuse_fio.inc
+fuse_fio_backends_up
 # st-pt must really be passthrough: the first open says so or the server said why not.
 sleep 0.2
 grep -q 'passthrough' "$T/st-pt.err" && skip "st-pt: $(grep -m1 passthrough "$T/st-pt.err")"
@@ -98,8 +85,6 @@ MACHINE=$(machine)  # now: the tree may change while the rounds run
 START=$(date +%s)
 results_open fuse-passthrough "Host FUSE passthrough: the seed fio jobs through fuse-mount --passthrough, tmpfs and passthrough_hp"
 echo "fuse_passthrough_bench: $ROUNDS rounds x $(echo $JOBS | wc -w) fio jobs x $(echo $BACKENDS | wc -w) backends, ${RUNTIME}s each" >&2
-
-. bench/fuse_fio.inc
 
 for round in $(seq "$ROUNDS"); do
 	order=$(rotate "$round")
