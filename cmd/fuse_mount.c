@@ -145,6 +145,8 @@ static void supervisor_ended(void *ctx, int status)
 {
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		(void)fuse_mountpoint_close(ctx);
+	else
+		fuse_mountpoint_gone(ctx);
 }
 
 /*

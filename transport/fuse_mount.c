@@ -79,6 +79,7 @@ struct reader {
 	unsigned idx;
 	int fd;
 	uint64_t requests;   /* this reader's alone: no shared line on the request path */
+	bool unmounted;      /* its read said ENODEV: the mount was taken down */
 	pthread_t thread;
 	pthread_t main_thread;
 };
@@ -148,9 +149,9 @@ static void *reader_main(void *arg)
 		if (n < 0) {
 			if (errno == EINTR || errno == ENOENT || errno == EAGAIN)
 				continue;
-			if (errno != ENODEV)
-				fail(0, "/dev/fuse: %s",
-					strerror(errno));
+			rd->unmounted = errno == ENODEV;
+			if (!rd->unmounted)
+				fail(0, "/dev/fuse: %s", strerror(errno));
 			break;
 		}
 		m->in.iov_len = (size_t)n;
@@ -268,12 +269,17 @@ int fuse_mount_serve(struct fuse_mount_channel *ch, struct fuse_server *srv, int
 			"stays (umount -l %s)", mp->real, strerror(-r), mp->real);
 		_exit(1);
 	}
+	bool unmounted = false;
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(rd[i].thread, NULL);
 		ch->requests += rd[i].requests;
+		unmounted |= rd[i].unmounted;
 		if (rd[i].fd != fd)
 			close(rd[i].fd);
 	}
+	/* Taken down from outside: a new mount may stand there already. */
+	if (mp && sig == SIGUSR1 && unmounted)
+		fuse_mountpoint_gone(mp);
 	fuse_uring_stop(ch->uring);
 	return n ? 0 : 1;
 }

@@ -174,15 +174,26 @@ static int helper_mount(const char *path, unsigned max_read, const struct fuse_m
 	return fd;
 }
 
-/* The unmounter's work: fusermount3 -u -z, waited for (done stays ours, not its). */
-static void unmount_and_wait(const char *real)
+/*
+ * The unmounter's work: fusermount3 -u -z, waited for (done stays ours, not
+ * its), only while the topmost mount at the path is still ours: by name it
+ * would take down whatever is there, and a new mount made on the same mount
+ * point since ours went (or over ours) is someone else's. Our device cannot
+ * have passed to a new mount while ours stands; the window left is the few
+ * milliseconds between this check and fusermount3's own.
+ */
+static void unmount_and_wait(struct fuse_mountpoint *mp)
 {
-	pid_t pid = fork();
+	pid_t pid;
 	int st;
 
+	mp->info_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (!mp->dev || mounted_dev(mp) != mp->dev)
+		return;
+	pid = fork();
 	if (pid == 0) {
 		close_range(3, ~0u, 0);
-		execlp(FUSERMOUNT, FUSERMOUNT, "-u", "-z", "-q", "--", real, (char *)NULL);
+		execlp(FUSERMOUNT, FUSERMOUNT, "-u", "-z", "-q", "--", mp->real, (char *)NULL);
 		_exit(127);
 	}
 	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -193,7 +204,8 @@ static void unmount_and_wait(const char *real)
  * The unmounter (without root): forked once the mount is made, it waits
  * for its pipe to close, by fuse_mountpoint_close() or the death of
  * whoever holds the other end, then runs `fusermount3 -u -z` and waits for
- * it. It is the one process of ours without a seccomp filter, and must be:
+ * it; a byte on the pipe first (fuse_mountpoint_gone()) says the mount has
+ * gone already, and nothing is unmounted. It is the one process of ours without a seccomp filter, and must be:
  * fusermount3 is setuid, and a filter (which needs no_new_privs without
  * root) would take its root away. It holds nothing but its two pipes, and
  * runs nothing of ours but read, fork, exec and wait. (fusermount3's own
@@ -208,10 +220,11 @@ static void unmount_and_wait(const char *real)
  * 0 with *stop (closing it starts the unmount) and *done (EOF: finished),
  * or -errno.
  */
-static int start_unmounter(const char *real, int *stop, int *done)
+static int start_unmounter(struct fuse_mountpoint *mp)
 {
 	int p[2], d[2];
 	pid_t pid;
+	ssize_t n;
 	char c;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -228,10 +241,11 @@ static int start_unmounter(const char *real, int *stop, int *done)
 		signal(SIGTERM, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
 		fds_keep_two(p[0], d[1]);
-		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+		while ((n = read(p[0], &c, 1)) < 0 && errno == EINTR)
 			;
 		close(p[0]);
-		unmount_and_wait(real);
+		if (n != 1)
+			unmount_and_wait(mp);
 		_exit(0); /* closes d[1]: the supervisor's word that it is done */
 	}
 	close(p[0]);
@@ -241,8 +255,8 @@ static int start_unmounter(const char *real, int *stop, int *done)
 		close(d[0]);
 		return -errno;
 	}
-	*stop = p[1];
-	*done = d[0];
+	mp->unmount_fd = p[1];
+	mp->unmounted_fd = d[0];
 	return 0;
 }
 
@@ -275,7 +289,8 @@ static int mount_by_helper(struct fuse_mountpoint *mp, unsigned max_read,
 		return fd;
 	}
 	mp->by_helper = true;
-	r = start_unmounter(mp->real, &mp->unmount_fd, &mp->unmounted_fd);
+	mp->dev = mounted_dev(mp);
+	r = start_unmounter(mp);
 	if (r < 0)
 		fail(0, "cannot start the unmounter: %s; "
 			"the mount will stay (fusermount3 -u %s)", strerror(-r), mp->path);
@@ -332,23 +347,29 @@ int fuse_mountpoint_open_args(struct fuse_mountpoint *mp, const char *path, unsi
 	return fd;
 }
 
+/* Without root: the unmounter's pipe closed, and its exit waited for (EOF). */
+static void unmounter_finish(struct fuse_mountpoint *mp)
+{
+	char c;
+
+	if (mp->unmount_fd >= 0)
+		close(mp->unmount_fd);
+	mp->unmount_fd = -1;
+	while (mp->unmounted_fd >= 0 && read(mp->unmounted_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	if (mp->unmounted_fd >= 0)
+		close(mp->unmounted_fd);
+	mp->unmounted_fd = -1;
+}
+
 int fuse_mountpoint_close(struct fuse_mountpoint *mp)
 {
 	dev_t dev;
 
 	if (mp->by_helper) {
-		char c;
-
-		/* The unmounter takes it down (lazily); its exit is waited for (EOF). */
-		if (mp->unmount_fd >= 0)
-			close(mp->unmount_fd);
-		mp->unmount_fd = -1;
-		while (mp->unmounted_fd >= 0 && read(mp->unmounted_fd, &c, 1) < 0 && errno == EINTR)
-			;
-		if (mp->unmounted_fd >= 0)
-			close(mp->unmounted_fd);
-		mp->unmounted_fd = -1;
-		return mounted_dev(mp) ? -EBUSY : 0;
+		/* The unmounter takes it down (lazily). */
+		unmounter_finish(mp);
+		return mounted_dev(mp) == mp->dev && mp->dev ? -EBUSY : 0;
 	}
 	dev = mounted_dev(mp);
 	if (!dev || (mp->dev && dev != mp->dev))
@@ -361,4 +382,11 @@ int fuse_mountpoint_close(struct fuse_mountpoint *mp)
 	if (mp->abort_fd >= 0)
 		(void)!write(mp->abort_fd, "1", 1);
 	return 0;
+}
+
+void fuse_mountpoint_gone(struct fuse_mountpoint *mp)
+{
+	if (mp->by_helper && mp->unmount_fd >= 0)
+		(void)!write(mp->unmount_fd, "g", 1);
+	unmounter_finish(mp);
 }

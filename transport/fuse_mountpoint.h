@@ -70,4 +70,11 @@ int fuse_mountpoint_open_args(struct fuse_mountpoint *mp, const char *path, unsi
  */
 int fuse_mountpoint_close(struct fuse_mountpoint *mp);
 
+/*
+ * The mount is gone already (its server read ENODEV): nothing is unmounted,
+ * by name or otherwise, since a new mount may stand on the same mount point
+ * by now. Without root, tells the unmounter so and waits for it to exit.
+ */
+void fuse_mountpoint_gone(struct fuse_mountpoint *mp);
+
 #endif

@@ -16,7 +16,9 @@
 #               the server was killed and fusermount3 -u takes 3 s to
 #               run (a wrapper in PATH makes it slow, as a loaded machine
 #               does), so a new mount at once on the same mount point is
-#               the only one there.
+#               the only one there; and a mount taken down from outside
+#               and made again at once is not taken down by the first
+#               command's exit.
 # Preconditions it cannot make (fusermount3, a user nobody, setpriv and
 # unshare, a device node of its own, user namespaces) make it SKIP.
 set -u
@@ -84,8 +86,8 @@ check "no_new_privs: exit 1 ($rc), one line naming it ($(cat "$T/nnp.err"))" \
 check "no_new_privs: nothing mounted" test "$(mounts_at "$T/mnt")" -eq 0
 
 # --- /dev/fuse 0666: nobody serves its own directory ----------------------------
-serve() { # [PATH]: start a rootless fuse-mount, wait for its mount
-	env PATH="${1:-$PATH}" $AS_NOBODY "$STAINLESS" fuse-mount "$T/share" "$T/mnt" 2>>"$T/fm.err" &
+serve() { # [PATH]: start a rootless fuse-mount (with SB_OPT), wait for its mount
+	env PATH="${1:-$PATH}" $AS_NOBODY "$STAINLESS" fuse-mount ${SB_OPT:-} "$T/share" "$T/mnt" 2>>"$T/fm.err" &
 	PID=$!
 	for i in $(seq 50); do [ "$(mounts_at "$T/mnt")" -gt 0 ] && break; sleep 0.1; done
 }
@@ -109,6 +111,27 @@ $AS_NOBODY ls "$T/mnt" >/dev/null
 kill -TERM "$PID"; wait "$PID"; rc=$?; PID=
 check "slow fusermount3 -u: SIGTERM exits 0 ($rc), the mount gone when it returns" \
 	test $rc -eq 0 -a "$(mounts_at "$T/mnt")" -eq 0
+# Unmounted from outside and mounted again at once (mount, umount, mount as
+# a script does): the first command's exit, whose unmounter would run the
+# slow fusermount3 -u by name after the second mount, takes nothing down;
+# in the sandbox (the supervisor hears the server exit 0) and without it
+# (the readers hear ENODEV).
+for sb in namespace none; do
+	SB_OPT="--sandbox $sb" serve "$T/bin:$PATH"
+	A=$PID KIDS=$(pgrep -P "$PID" | tr '\n' ' ') # its server and unmounter
+	$AS_NOBODY "$REAL" -u "$T/mnt"
+	serve
+	wait "$A"; rc=$?
+	for i in $(seq 100); do # until every process of the first command has ended
+		alive=0
+		for k in $KIDS; do kill -0 "$k" 2>/dev/null && alive=1; done
+		[ $alive -eq 0 ] && break
+		sleep 0.1
+	done
+	check "--sandbox $sb, unmounted from outside: exits 0 ($rc), the new mount made meanwhile stays ($(mounts_at "$T/mnt"))" \
+		test $rc -eq 0 -a "$(mounts_at "$T/mnt")" -eq 1
+	kill -TERM "$PID"; wait "$PID"; PID=
+done
 # A server that dies: the supervisor's clean-up alone takes the mount down.
 serve "$T/bin:$PATH"
 $AS_NOBODY ls "$T/mnt" >/dev/null
