@@ -45,7 +45,7 @@ echo "from the host" >"$W/share/host.txt"
 # security driver here); its console goes to a file.
 printf 'user = "root"\ngroup = "root"\ndynamic_ownership = 0\nremember_owner = 0\nsecurity_driver = "none"\nstdio_handler = "file"\n' \
 	>"$W/root/etc/qemu.conf"
-make -s -C "$TOP" O="$(dirname "$STAINLESS")" PREFIX=/usr DESTDIR="$W/dest" install >"$W/install.log" 2>&1 ||
+make -s -C "$TOP" O="$(dirname "${STAINLESS_REAL:-$STAINLESS}")" PREFIX=/usr DESTDIR="$W/dest" install >"$W/install.log" 2>&1 ||
 	{ cat "$W/install.log"; fail "make install"; }
 BIN=$W/dest/usr/libexec/stainless-virtiofsd
 

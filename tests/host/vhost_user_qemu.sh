@@ -105,7 +105,7 @@ none) BACKEND="$STAINLESS vhost-user-fs" ;;
 *)
 	if [ "$VU_DESCRIPTOR" = installed ]; then
 		DEST=$W/dest
-		make -s -C "$TOP" O="$(dirname "$STAINLESS")" PREFIX=/usr DESTDIR="$DEST" install >"$W/install.log" 2>&1 ||
+		make -s -C "$TOP" O="$(dirname "${STAINLESS_REAL:-$STAINLESS}")" PREFIX=/usr DESTDIR="$DEST" install >"$W/install.log" 2>&1 ||
 			{ cat "$W/install.log"; echo "FAIL: make install"; exit 1; }
 		VU_DESCRIPTOR=$DEST/usr/share/qemu/vhost-user/50-stainless-virtiofsd.json
 	fi
