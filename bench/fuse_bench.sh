@@ -36,6 +36,8 @@ set -u
 cd "$(dirname "$0")/.."
 . tests/host/server_pid.inc
 . bench/fuse-backends.inc
+. bench/fuse_fio.inc
+NAME=fuse_bench
 O=${O:-build}
 STAINLESS=${STAINLESS:-$O/stainless}
 META=${META:-$O/bench/fuse_meta}
@@ -66,15 +68,9 @@ fi
 URING_PARAM=/sys/module/fuse/parameters/enable_uring
 URING_OLD=
 
-die() { echo "fuse_bench: $*" >&2; exit 1; }
-skip() { echo "fuse_bench: SKIP: $*" >&2; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (mount(2) of FUSE and tmpfs)"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
 [ -x "$STAINLESS" ] && [ -x "$META" ] || die "build first: make O=$O all bench-build"
 [ -z "$BASE" ] || [ -x "$BASE" ] || die "BASE=$BASE is not an executable"
-command -v fio >/dev/null || skip "fio missing (Debian package fio)"
-[ -d "$JOBDIR" ] || die "seed fio jobs not found at $JOBDIR"
-PTHP=$(bench/passthrough_hp.sh) || skip "cannot build passthrough_hp (Debian's fuse3 source, libfuse3-dev, g++)"
+fuse_fio_needs
 
 T=$(mktemp -d /tmp/fuse_bench.XXXXXX)
 declare -A PID MNT
@@ -85,13 +81,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-machine() {
-	echo "# date: $DATE0 (start)  host: nproc=$(nproc)" \
-	     "cpu='$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')'" \
-	     "kernel=$(uname -r)"
-	echo "# stainless $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs transport 2>/dev/null || echo '+fs-changes')," \
-	     "$(fio --version), passthrough_hp from Debian fuse3 $(pkg-config --modversion fuse3)"
-}
 
 if [ -w "$URING_PARAM" ]; then
 	URING_OLD=$(cat "$URING_PARAM")
@@ -114,36 +103,23 @@ backend_serve() { # BACKEND SRC MNT: its server, in the foreground
 	esac
 }
 
-. bench/fuse_fio.inc
 fuse_fio_backends_up
 
-RAW=$T/raw
-: >"$RAW"
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-MACHINE=$(machine)  # now: the tree may change while the rounds run
-START=$(date +%s)
 results_open fuse "Host FUSE level: the seed fio jobs and metadata through the host's kernel FUSE client"
 echo "fuse_bench: $ROUNDS rounds x $(echo $JOBS | wc -w) fio jobs x $(echo $BACKENDS | wc -w) backends, ${RUNTIME}s each, then metadata" >&2
 
-for round in $(seq "$ROUNDS"); do
-	order=$(rotate "$round")
-	for job in $JOBS; do
-		for b in $order; do
-			fio_sample "$round" "$job" "$b"
-		done
-		echo "  round $round/$ROUNDS $job done ($(( $(date +%s) - START ))s)" >&2
-	done
-	for b in $order; do
+after_round() { # ROUND ORDER: the metadata rows, each backend in turn
+	local b c0 c1 res cpu
+	for b in $2; do
 		c0=$(cpu_ticks "$b")
 		res=$(timeout 600 "$META" "${MNT[$b]}" --files "$FILES" --readdir-passes 3 2>&1)
 		c1=$(cpu_ticks "$b")
 		# Server CPU for the whole create/stat/readdir/unlink cycle, per file.
 		[ "$b" = tmpfs ] && cpu=-1 || cpu=$(awk -v t=$((c1 - c0)) -v hz="$HZ" -v n="$FILES" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }')
-		echo "meta $round $b $res cpu_us_per_file=$cpu" >>"$RAW"
+		echo "meta $1 $b $res cpu_us_per_file=$cpu" >>"$RAW"
 	done
-done
-LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+}
+fuse_fio_rounds
 
 # ROW BACKEND VALUE triples for the tables.
 samples() {

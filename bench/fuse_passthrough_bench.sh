@@ -25,6 +25,8 @@ set -u
 cd "$(dirname "$0")/.."
 . tests/host/server_pid.inc
 . bench/fuse-backends.inc
+. bench/fuse_fio.inc
+NAME=fuse_passthrough_bench
 O=${O:-build}
 STAINLESS=${STAINLESS:-$O/stainless}
 [ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}" "${RUNTIME:=1}" "${SIZE:=16M}" \
@@ -36,14 +38,8 @@ JOBDIR=${FIO_JOBS:-$(pwd)/bench/fio-jobs}
 JOBS=${PT_JOBS:-randread-psync randwrite-psync seqread-psync seqwrite-psync randread-libaio}
 BACKENDS="tmpfs st-pt st-never pthp-single pthp-multi"
 
-die() { echo "fuse_passthrough_bench: $*" >&2; exit 1; }
-skip() { echo "fuse_passthrough_bench: SKIP: $*" >&2; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (mount(2) of FUSE and tmpfs)"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
 [ -x "$STAINLESS" ] || die "build first: make O=$O"
-command -v fio >/dev/null || skip "fio missing (Debian package fio)"
-[ -d "$JOBDIR" ] || die "seed fio jobs not found at $JOBDIR"
-PTHP=$(bench/passthrough_hp.sh) || skip "cannot build passthrough_hp (Debian's fuse3 source, libfuse3-dev, g++)"
+fuse_fio_needs
 
 T=$(mktemp -d /tmp/fuse_pt_bench.XXXXXX)
 declare -A PID MNT
@@ -53,13 +49,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-machine() {
-	echo "# date: $DATE0 (start)  host: nproc=$(nproc)" \
-	     "cpu='$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')'" \
-	     "kernel=$(uname -r)"
-	echo "# stainless $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- fs transport 2>/dev/null || echo '+fs-changes')," \
-	     "$(fio --version), passthrough_hp from Debian fuse3 $(pkg-config --modversion fuse3)"
-}
 
 backend_serve() { # BACKEND SRC MNT: its server, in the foreground
 	local b=$1 src=$2 mnt=$3
@@ -71,31 +60,15 @@ backend_serve() { # BACKEND SRC MNT: its server, in the foreground
 	esac
 }
 
-. bench/fuse_fio.inc
 fuse_fio_backends_up
 # st-pt must really be passthrough: the first open says so or the server said why not.
 sleep 0.2
 grep -q 'passthrough' "$T/st-pt.err" && skip "st-pt: $(grep -m1 passthrough "$T/st-pt.err")"
 
-RAW=$T/raw
-: >"$RAW"
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-DATE0=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-MACHINE=$(machine)  # now: the tree may change while the rounds run
-START=$(date +%s)
 results_open fuse-passthrough "Host FUSE passthrough: the seed fio jobs through fuse-mount --passthrough, tmpfs and passthrough_hp"
 echo "fuse_passthrough_bench: $ROUNDS rounds x $(echo $JOBS | wc -w) fio jobs x $(echo $BACKENDS | wc -w) backends, ${RUNTIME}s each" >&2
 
-for round in $(seq "$ROUNDS"); do
-	order=$(rotate "$round")
-	for job in $JOBS; do
-		for b in $order; do
-			fio_sample "$round" "$job" "$b"
-		done
-		echo "  round $round/$ROUNDS $job done ($(( $(date +%s) - START ))s)" >&2
-	done
-done
-LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+fuse_fio_rounds
 
 # ROW BACKEND VALUE triples for the tables.
 samples() {
