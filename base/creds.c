@@ -35,6 +35,39 @@ static bool switches(void)
 	return switching;
 }
 
+/*
+ * This thread's fsuid as last set here, where that is sure to have taken
+ * effect (a switching process whose own uid is 0), else -1: a raise to 0
+ * that is already in effect then costs no call, which is most of them (a
+ * lookup raises twice, and a request from root switches nothing).
+ */
+static __thread long fsuid_now = -1;
+
+static void fsuid_known(uid_t uid)
+{
+	if (switches() && own_uid == 0)
+		fsuid_now = uid;
+}
+
+uid_t fs_creds_raise(void)
+{
+	uid_t was;
+
+	if (fsuid_now == 0)
+		return 0;
+	was = (uid_t)setfsuid(0);
+	fsuid_known(0);
+	return was;
+}
+
+void fs_creds_lower(uid_t was)
+{
+	if (was == 0)
+		return;
+	setfsuid(was);
+	fsuid_known(was);
+}
+
 int fs_creds_set(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups)
 {
 	if (!switches())
@@ -51,8 +84,11 @@ int fs_creds_set(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups)
 	if ((gid_t)setfsgid((gid_t)-1) != gid)
 		return -EPERM;
 	setfsuid(uid);
-	if ((uid_t)setfsuid((uid_t)-1) != uid)
+	if ((uid_t)setfsuid((uid_t)-1) != uid) {
+		fsuid_now = -1;
 		return -EPERM;
+	}
+	fsuid_known(uid);
 	return 0;
 }
 
@@ -61,6 +97,7 @@ void fs_creds_reset(void)
 	if (!switches())
 		return;
 	setfsuid(own_uid);
+	fsuid_known(own_uid);
 	setfsgid(own_gid);
 	syscall(SYS_setgroups, 0, NULL);
 }

@@ -25,6 +25,15 @@ int fs_creds_set(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups);
 void fs_creds_reset(void);
 
 /*
+ * The server's own question in the middle of a client's request (a reopen
+ * by name, is a directory still inside the share): fsuid 0 for it, which
+ * raises the file-system capabilities again, and then back. raise returns
+ * the fsuid to give lower; neither makes a call when nothing changes.
+ */
+uid_t fs_creds_raise(void);
+void fs_creds_lower(uid_t was);
+
+/*
  * Switch ids per request although not root: a user namespace maps more ids
  * than the process's own (--uid-map), and it holds CAP_SETUID/CAP_SETGID
  * there; uid/gid are its own ids, fs_creds_reset()'s. Before any serving

@@ -4,10 +4,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include "base/creds.h"
 
 /* A walk up this long is no share's: a loop or a hostile tree. */
 #define FS_INSIDE_MAX_DEPTH 4096
@@ -72,7 +73,7 @@ static int walk_up(const struct fs_root_id *r, int dirfd)
  */
 int fs_dir_inside(const struct fs_root_id *r, int dirfd)
 {
-	uid_t was = (uid_t)setfsuid(0);
+	uid_t was = fs_creds_raise();
 	struct stat st;
 	int ret;
 
@@ -83,7 +84,6 @@ int fs_dir_inside(const struct fs_root_id *r, int dirfd)
 		ret = 0;
 	else
 		ret = errno == ENOENT ? -ESTALE : -errno;
-	if (was != 0)
-		setfsuid(was);
+	fs_creds_lower(was);
 	return ret;
 }

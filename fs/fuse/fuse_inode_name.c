@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/creds.h"
 #include "fs/fs_fdbudget.h"
 #include "fs/resolve.h"
 
@@ -81,11 +81,10 @@ static bool same_object(int fd, const struct ikey *ino)
  */
 static int open_verified(int dirfd, const char *name, const struct ikey *ino)
 {
-	uid_t was = (uid_t)setfsuid(0);
+	uid_t was = fs_creds_raise();
 	int fd = fs_open_beneath(dirfd, name, O_PATH, 0);
 
-	if (was != 0)
-		setfsuid(was);
+	fs_creds_lower(was);
 	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
 		return -ESTALE;
 	if (fd >= 0 && !same_object(fd, ino)) {
