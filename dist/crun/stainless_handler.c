@@ -330,7 +330,7 @@ static int sh_run(void *cookie, libcrun_container_t *c, const char *pathname, ch
 		fprintf(stderr, "stainless handler: the configuration was not read before the mounts\n");
 		return EINVAL;
 	}
-	rc = oci_args_push(&a, IN_TOOLS "/ld.so");
+	rc = oci_args_push(&a, IN_TOOLS "/loader");
 	if (rc == 0)
 		rc = oci_args_push(&a, "--library-path");
 	if (rc == 0)
