@@ -21,7 +21,8 @@ CRUN_TOOLS_DIR    ?= $(PREFIX)/lib/stainless/crun
 # The tools directory's guest kernel: the build tree's, else mktools looks.
 CRUN_KERNEL       ?= $(wildcard $(O)/guest/bzImage)
 CRUN_HANDLER   := $(O)/dist/crun/stainless.so
-CRUN_SRCS      := dist/crun/stainless_handler.c dist/crun/oci_args.c
+# base/creds.c: whether the container's process may map its ids (fs_caps_effective).
+CRUN_SRCS      := dist/crun/stainless_handler.c dist/crun/oci_args.c base/creds.c
 CRUN_OBJS      := $(CRUN_SRCS:%.c=$(O)/pic/%.o)
 
 .PHONY: crun-handler crun-check install-crun uninstall-crun
@@ -72,6 +73,10 @@ $(O)/pic/dist/crun/%.o: dist/crun/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden \
 		-DSTAINLESS_CRUN_TOOLS=\"$(CRUN_TOOLS_DIR)\" -c -o $@ $<
+
+$(O)/pic/base/%.o: base/%.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
 $(CRUN_HANDLER): $(CRUN_OBJS)
 	@mkdir -p $(dir $@)

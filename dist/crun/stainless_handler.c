@@ -19,6 +19,8 @@
  */
 #include "dist/crun/crun_handler.h"
 #include "dist/crun/oci_args.h"
+#include "base/creds.h"
+#include "sandbox/sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -317,6 +319,59 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/*
+ * --uid-map/--gid-map NAME: every id this namespace has (its
+ * /proc/self/uid_map's first and last columns), each mapped to itself, so
+ * the VMM's user namespace holds the container's ids as they are: a
+ * process.user of 1000 is 1000 in the guest and on the host, a rootfs's
+ * root- and nobody-owned files keep their owners. -ERANGE: more lines
+ * than the sandbox takes.
+ */
+static int push_own_ids(struct oci_args *a, const char *name)
+{
+	char path[32], line[128];
+	unsigned in, out, count, n = 0;
+	int rc = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%u %u %u", &in, &out, &count) != 3)
+			continue;
+		rc = ++n > SANDBOX_IDMAPS_MAX ? -ERANGE :
+			oci_args_push(a, "--%.3s-map=:%u:%u:%u:", name, in, in, count);
+	}
+	fclose(f);
+	return rc < 0 ? rc : n ? 0 : -ENOENT;
+}
+
+/*
+ * The VMM's sandbox takes its namespaces from a user namespace (crun left
+ * the process its configured user and capabilities, not CAP_SYS_ADMIN).
+ * With CAP_SETUID and CAP_SETGID it maps all the container's ids; without,
+ * a process may map only its own uid and gid, which become the sandbox's
+ * root, as for a rootless user (the guest's other users are then unmapped).
+ */
+static int push_idmaps(struct oci_args *a, char *msg, size_t msglen)
+{
+	int rc;
+
+	if (fs_caps_effective(CAP_SETUID) && fs_caps_effective(CAP_SETGID)) {
+		rc = push_own_ids(a, "uid_map");
+		if (rc == 0)
+			rc = push_own_ids(a, "gid_map");
+		if (rc < 0 && rc != -ENOMEM)
+			snprintf(msg, msglen, "the container's id maps: %s", rc == -ERANGE ?
+				 "more lines than stainless's sandbox takes" : strerror(-rc));
+		return rc;
+	}
+	rc = oci_args_push(a, "--uid-map=:0:%u:1:", (unsigned)getuid());
+	return rc ? rc : oci_args_push(a, "--gid-map=:0:%u:1:", (unsigned)getgid());
+}
+
 /* Called by crun in the container, where it would execv() pathname. */
 static int sh_run(void *cookie, libcrun_container_t *c, const char *pathname, char *const argv[])
 {
@@ -341,17 +396,9 @@ static int sh_run(void *cookie, libcrun_container_t *c, const char *pathname, ch
 		rc = oci_args_push(&a, "exec");
 	if (rc == 0)
 		rc = oci_args_push(&a, "--kernel=" IN_TOOLS "/vmlinux");
-	/*
-	 * crun left the process its configured user and capabilities, not
-	 * CAP_SYS_ADMIN: stainless's sandbox gets its namespaces from a user
-	 * namespace mapping that one id to the sandbox's root, as a rootless
-	 * user's would (root without the maps would try the namespaces alone).
-	 */
-	if (rc == 0)
-		rc = oci_args_push(&a, "--uid-map=:0:%u:1:", (unsigned)getuid());
-	if (rc == 0)
-		rc = oci_args_push(&a, "--gid-map=:0:%u:1:", (unsigned)getgid());
 	msg[0] = '\0';
+	if (rc == 0)
+		rc = push_idmaps(&a, msg, sizeof(msg));
 	if (rc == 0)
 		rc = oci_to_exec_args(st->config, &a, is_dir, msg, sizeof(msg));
 	if (rc == 0)
