@@ -120,6 +120,15 @@ uint64_t fs_caps_keep(void)
 	return FS_CAPS_KEEP | (devices ? 1ull << CAP_MKNOD : 0);
 }
 
+bool fs_caps_effective(int cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	return cap >= 0 && cap < 32 * _LINUX_CAPABILITY_U32S_3 &&
+	       syscall(SYS_capget, &h, d) == 0 && (d[cap / 32].effective & (1u << (cap % 32)));
+}
+
 int fs_caps_limit(void)
 {
 	return fs_caps_limit_to(fs_caps_keep());

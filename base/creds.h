@@ -41,6 +41,9 @@ void fs_creds_lower(uid_t was);
  */
 void fs_creds_switch_ids(uid_t uid, gid_t gid);
 
+/* Whether the calling thread has capability cap (CAP_*) in its effective set now. */
+bool fs_caps_effective(int cap);
+
 /*
  * The capabilities a passthrough needs: FS_CAPS_KEEP, as a mask of
  * CAP_* bits. CHOWN, DAC_OVERRIDE, FOWNER and FSETID for what root does

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/creds.h"
 #include "base/exit.h"
 #include "base/fail.h"
 #include "cmd/fuse_mount_cli.h"
@@ -56,11 +57,7 @@ static int check_dir(const char *what, const char *path)
 /* In the effective set now (the ioctl checks it in the host's user namespace). */
 static bool have_sys_admin(void)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-
-	return syscall(SYS_capget, &h, d) == 0 && (d[CAP_SYS_ADMIN / 32].effective &
-						   (1u << (CAP_SYS_ADMIN % 32)));
+	return fs_caps_effective(CAP_SYS_ADMIN);
 }
 
 /*

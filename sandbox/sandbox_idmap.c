@@ -5,6 +5,9 @@
  * gid, once each, and only after denying setgroups in the namespace;
  * more ids (--uid-map/--gid-map beyond one's own) come from the setuid
  * helpers newuidmap/newgidmap and /etc/subuid, as for rootless containers.
+ * A process holding CAP_SETUID and CAP_SETGID (root, or a container's
+ * process that kept them: the crun handler's) writes any map of its own
+ * namespace's ids itself, whatever its uid.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/creds.h"
 #include "base/fail.h"
 #include "sandbox/sandbox_int.h"
 
@@ -91,10 +95,11 @@ int sandbox_write_idmaps(struct sandbox *sb, pid_t child)
 	const struct sandbox_idmap *um = sb->opts.nuid ? sb->opts.uid : &du;
 	const struct sandbox_idmap *gm = sb->opts.ngid ? sb->opts.gid : &dg;
 	unsigned nu = sb->opts.nuid ? sb->opts.nuid : 1, ng = sb->opts.ngid ? sb->opts.ngid : 1;
+	bool set_ids = fs_caps_effective(CAP_SETUID) && fs_caps_effective(CAP_SETGID);
 	char text[SANDBOX_IDMAPS_MAX * 36];
 	int r;
 
-	if (uid != 0 && (!only_self(um, nu, uid) || !only_self(gm, ng, gid))) {
+	if (!set_ids && (!only_self(um, nu, uid) || !only_self(gm, ng, gid))) {
 		r = run_helper("newuidmap", child, um, nu);
 		if (r == 0)
 			r = run_helper("newgidmap", child, gm, ng);
@@ -106,8 +111,8 @@ int sandbox_write_idmaps(struct sandbox *sb, pid_t child)
 					    "(see /etc/subuid and /etc/subgid)");
 		return 0;
 	}
-	/* Unprivileged gid_map needs setgroups denied first (user_namespaces(7)). */
-	if (uid != 0 && (r = write_file(child, "setgroups", "deny")) < 0)
+	/* Without CAP_SETGID, gid_map needs setgroups denied first (user_namespaces(7)). */
+	if (!fs_caps_effective(CAP_SETGID) && (r = write_file(child, "setgroups", "deny")) < 0)
 		return fail(r, "sandbox: setgroups: %s", strerror(-r));
 	map_text(text, sizeof(text), um, nu);
 	if ((r = write_file(child, "uid_map", text)) < 0)

@@ -9,6 +9,8 @@
 #   make install-crun      the plugin into CRUN_HANDLERS_DIR and the tools
 #                          directory (stainless, its loader and libraries, the
 #                          guest kernel) into CRUN_TOOLS_DIR
+#   make install           does install-crun too where the plugin builds
+#                          (and says why not where it does not)
 CRUN           ?= $(shell command -v crun 2>/dev/null)
 CRUN_WANT      := $(shell sed -n 's/^\#define CRUN_HANDLER_ABI "\(.*\)"/\1/p' dist/crun/crun_handler.h)
 CRUN_HAVE      := $(if $(CRUN),$(shell $(CRUN) --version 2>/dev/null | sed -n 's/^crun version //p'))
@@ -16,8 +18,11 @@ CRUN_HAVE      := $(if $(CRUN),$(shell $(CRUN) --version 2>/dev/null | sed -n 's
 # $libdir/crun: Debian's libdir is /usr/lib/<multiarch>.
 CRUN_HANDLERS_DIR ?= /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null)/crun/handlers
 CRUN_TOOLS_DIR    ?= $(PREFIX)/lib/stainless/crun
+# The tools directory's guest kernel: the build tree's, else mktools looks.
+CRUN_KERNEL       ?= $(wildcard $(O)/guest/bzImage)
 CRUN_HANDLER   := $(O)/dist/crun/stainless.so
-CRUN_SRCS      := dist/crun/stainless_handler.c dist/crun/oci_args.c
+# base/creds.c: whether the container's process may map its ids (fs_caps_effective).
+CRUN_SRCS      := dist/crun/stainless_handler.c dist/crun/oci_args.c base/creds.c
 CRUN_OBJS      := $(CRUN_SRCS:%.c=$(O)/pic/%.o)
 
 .PHONY: crun-handler crun-check install-crun uninstall-crun
@@ -32,21 +37,46 @@ crun-check:
 crun-handler: crun-check
 	$(Q)$(MAKE) --no-print-directory $(CRUN_HANDLER)
 
-# A bare make builds the plugin when it can, and says why when it cannot.
-ifneq ($(CRUN),)
-ifneq ($(CRUN_HAVE),$(CRUN_WANT))
-$(info crun handler: not built: $(CRUN) is '$(CRUN_HAVE)', not $(CRUN_WANT) (dist/crun/crun_handler.h))
+# A bare make builds the plugin when it can, and says why when it cannot;
+# make install installs it then (a package build has crun at build time).
+CRUN_WHY_NOT :=
+ifeq ($(CRUN),)
+CRUN_WHY_NOT := no crun installed
+else ifneq ($(CRUN_HAVE),$(CRUN_WANT))
+CRUN_WHY_NOT := $(CRUN) is '$(CRUN_HAVE)', not $(CRUN_WANT) (dist/crun/crun_handler.h)
+$(info crun handler: not built: $(CRUN_WHY_NOT))
 else ifeq ($(wildcard /usr/include/yajl/yajl_tree.h),)
-$(info crun handler: not built: no yajl header (apt-get install libyajl-dev))
-else
+CRUN_WHY_NOT := no yajl header (apt-get install libyajl-dev)
+$(info crun handler: not built: $(CRUN_WHY_NOT))
+endif
+ifeq ($(CRUN_WHY_NOT),)
 all: $(CRUN_HANDLER)
+install: install-crun
+uninstall: uninstall-crun
+else
+install: install-crun-none
 endif
-endif
+.PHONY: install-crun-none crun-force
+crun-force:
+install-crun-none:
+	@echo "  (crun handler not installed: $(CRUN_WHY_NOT))"
+
+# The tools directory is compiled into the plugin: a changed PREFIX or
+# CRUN_TOOLS_DIR rebuilds it (debian/rules builds with PREFIX=/usr).
+CRUN_TOOLS_STAMP := $(O)/pic/dist/crun/tools-dir
+$(CRUN_TOOLS_STAMP): crun-force
+	@mkdir -p $(dir $@)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(CRUN_TOOLS_DIR)" ] || echo "$(CRUN_TOOLS_DIR)" >$@
+$(O)/pic/dist/crun/stainless_handler.o: $(CRUN_TOOLS_STAMP)
 
 $(O)/pic/dist/crun/%.o: dist/crun/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden \
 		-DSTAINLESS_CRUN_TOOLS=\"$(CRUN_TOOLS_DIR)\" -c -o $@ $<
+
+$(O)/pic/base/%.o: base/%.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
 $(CRUN_HANDLER): $(CRUN_OBJS)
 	@mkdir -p $(dir $@)

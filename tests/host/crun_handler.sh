@@ -45,42 +45,15 @@ grep -aq "$HDIR" "$(command -v crun)" || fail "crun does not name $HDIR (make's 
 	{ cat "$T/mktools.log"; fail "dist/crun/mktools"; }
 
 # The bundles: busybox alone, the default crun spec plus what each needs.
-mkdir -p "$T/rootfs/bin" "$T/data"
-cp "$BB" "$T/rootfs/bin/busybox"
-for a in sh cat echo ls; do ln -s busybox "$T/rootfs/bin/$a"; done
-find "$T/rootfs" | sort >"$T/rootfs.before"
-mkbundle() { # NAME ANNOTATE(0|1) KVM(0|1)
-	b=$T/$1; mkdir -p "$b"
-	ln -s ../rootfs "$b/rootfs"
-	(cd "$b" && crun spec) || fail "crun spec"
-	python3 - "$b/config.json" "$2" "$3" "$T/data" <<'PY' || fail "edit config.json"
-import json, sys
-path, ann, kvm, data = sys.argv[1], sys.argv[2] == "1", sys.argv[3] == "1", sys.argv[4]
-c = json.load(open(path))
-c["process"]["terminal"] = False
-c["process"]["args"] = ["sh", "-c", "echo plain container"]
-c["process"]["cwd"] = "/tmp"
-c["process"]["env"].append("FROM_SPEC=yes")
-c["process"]["rlimits"] = [{"type": "RLIMIT_NOFILE", "soft": 512, "hard": 1024}]
-c["hostname"] = "crunbox"
-c["root"]["path"] = "rootfs"
-c["mounts"].append({"destination": "/data", "type": "bind", "source": data, "options": ["rbind", "rw"]})
-c["linux"]["resources"]["cpu"] = {"quota": 150000, "period": 100000}
-c["linux"]["resources"]["memory"] = {"limit": 256 << 20}
-if ann:
-    c.setdefault("annotations", {})["run.oci.handler"] = "stainless"
-if kvm:
-    c["linux"].setdefault("devices", []).append({"path": "/dev/kvm", "type": "c", "major": 10, "minor": 232, "fileMode": 0o666})
-    c["linux"]["resources"]["devices"].append({"allow": True, "type": "c", "major": 10, "minor": 232, "access": "rwm"})
-json.dump(c, open(path, "w"))
-PY
-}
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3 to edit config.json"; exit 77; }
-mkbundle plain 0 1
-mkbundle nokvm 1 0
-mkbundle vm 1 1
-# crun's own mount points, made before the snapshot: only the handler's traces count.
-mkdir -p "$T/rootfs/tmp" "$T/rootfs/data" "$T/rootfs/dev" "$T/rootfs/proc" "$T/rootfs/sys"
+. "$HERE/crun_bundle.inc"
+mkdir -p "$T/data"
+crun_rootfs "$T/rootfs"
+for b in "plain 0 1" "nokvm 1 0" "vm 1 1"; do
+	set -- $b
+	crun_mkbundle "$T/$1" ../rootfs "$T/data" "$2" "$3"
+done
+# crun's own mount points are made: only the handler's traces count.
 find "$T/rootfs" | sort >"$T/rootfs.before"
 
 # Inside: the handlers directory overlaid with the plugin alone.
@@ -111,7 +84,7 @@ section nokvm | grep -q 'no /dev/kvm: add it to linux.devices' ||
 	{ cat "$T/out"; fail "a bundle without /dev/kvm was not refused naming linux.devices"; }
 section nokvm | grep -q '^rc=0$' && fail "a bundle without /dev/kvm exited 0"
 v=$(section vm)
-echo "$v" | grep -q '^stainless' ||
+echo "$v" | grep -q '^stainless exec: ' ||
 	{ cat "$T/out"; fail "the container's process was not the stainless binary from the tools directory"; }
 find "$T/rootfs" | sort >"$T/rootfs.after"
 cmp -s "$T/rootfs.before" "$T/rootfs.after" ||

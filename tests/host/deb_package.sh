@@ -6,7 +6,14 @@
 # holds the files make install lists, and installed into a fresh root
 # (dpkg -x) it runs: stainless --version, stainless-virtiofsd
 # --print-capabilities (through its relative link) and the descriptor's
-# binary is that link's /usr path. A full build: about a minute.
+# binary is that link's /usr path. With crun 1.8.1 at build time the
+# package carries the crun plugin in crun's handlers directory and its
+# tools directory in /usr/lib/stainless/crun, and (as root) crun, with
+# the unpacked /usr/lib overlaid on the host's in a private mount
+# namespace, lists +STAINLESS and runs a bundle annotated
+# run.oci.handler=stainless with the tools directory's stainless, found
+# where the plugin was built to look (no STAINLESS_CRUN_TOOLS).
+# A full build: about a minute.
 # SKIP (77) without dpkg-buildpackage and debhelper.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -36,7 +43,20 @@ if command -v lintian >/dev/null 2>&1; then
 else
 	echo "note: no lintian installed; not checked"
 fi
-got=$(dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' | grep -v '/$' | grep -v '^/usr/share/doc/' | sort)
+all=$(dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' | grep -v '/$' | grep -v '^/usr/share/doc/' | sort)
+hdir=/usr/lib/$(cc -print-multiarch)/crun/handlers
+tools=/usr/lib/stainless/crun
+crun=
+[ "$(crun --version 2>/dev/null | sed -n 's/^crun version //p')" = 1.8.1 ] && crun=yes
+if [ -n "$crun" ]; then
+	for f in "$hdir/stainless.so" "$tools/stainless" "$tools/loader"; do
+		echo "$all" | grep -qx "$f" || fail "the package has no $f"
+	done
+	echo "$all" | grep -q "^$tools/lib/libc\.so" || fail "the package's $tools/lib has no libc"
+	echo "ok: the crun plugin and its tools directory ($(echo "$all" | grep -c "^$tools/") files)"
+fi
+# The overrides name the tools directory's loader (debian/stainless.lintian-overrides).
+got=$(echo "$all" | grep -v -e "^$hdir/stainless\.so\$" -e "^$tools/" -e '^/usr/share/lintian/overrides/stainless$')
 want=$(printf '%s\n' /usr/bin/stainless /usr/libexec/stainless-virtiofsd /usr/sbin/mount.fuse.stainless \
 	/usr/share/man/man1/stainless.1.gz /usr/share/man/man1/stainless-virtiofsd.1.gz \
 	/usr/share/man/man1/stainless-run.1.gz /usr/share/man/man1/stainless-exec.1.gz \
@@ -54,4 +74,32 @@ echo "$caps" | grep -q '"type": "fs"' || fail "print-capabilities: $caps"
 grep -q '"binary": "/usr/libexec/stainless-virtiofsd"' "$T/root/usr/share/qemu/vhost-user/50-stainless-virtiofsd.json" ||
 	fail "the descriptor's binary is not /usr/libexec/stainless-virtiofsd"
 echo "ok: from the unpacked package: '$v'; stainless-virtiofsd --print-capabilities: $(echo "$caps" | tr -d ' \n')"
+
+# The host's crun finds the unpacked plugin, and the plugin its tools.
+if [ -z "$crun" ]; then
+	echo "note: no crun 1.8.1 here: the package has no crun plugin, not checked"
+elif [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! command -v python3 >/dev/null; then
+	echo "note: the package's crun plugin not run (needs root, unshare, python3)"
+else
+	. "$HERE/crun_bundle.inc"
+	crun_rootfs "$T/rootfs"
+	mkdir -p "$T/data"
+	crun_mkbundle "$T/vm" ../rootfs "$T/data" 1 1
+	cat >"$T/inner.sh" <<EOF
+set -u
+unset STAINLESS_CRUN_TOOLS
+mount -t overlay overlay -o "lowerdir=$T/root/usr/lib:/usr/lib" /usr/lib || exit 90
+[ "\$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] || mount -t cgroup2 none /sys/fs/cgroup || exit 90
+echo "== version"; crun --version
+echo "== vm"; (cd "$T/vm" && crun --cgroup-manager=disabled --root "$T/state" run vm-\$\$ 2>&1); echo "rc=\$?"
+EOF
+	unshare -m --propagation private sh "$T/inner.sh" >"$T/crun.out" 2>&1
+	[ $? -eq 90 ] && { cat "$T/crun.out"; fail "cannot overlay /usr/lib in a mount namespace"; }
+	sed -n '/^== version/,/^== vm/p' "$T/crun.out" | grep -q '+STAINLESS' ||
+		{ cat "$T/crun.out"; fail "crun does not load the package's plugin (+STAINLESS)"; }
+	sed -n '/^== vm/,$p' "$T/crun.out" | grep -q '^stainless exec: ' ||
+		{ cat "$T/crun.out"; fail "the package's plugin did not run $tools/stainless"; }
+	echo "ok: crun loads the package's plugin (+STAINLESS); a run.oci.handler=stainless bundle ran" \
+		"$tools/stainless: $(sed -n '/^== vm/,$p' "$T/crun.out" | grep -m1 '^stainless exec: ')"
+fi
 echo "PASS: dpkg-buildpackage builds a lintian-clean package that runs from a fresh root"

@@ -9,7 +9,11 @@
 #   descriptor, valid JSON of type fs whose binary is the PREFIX path of
 #   that link and whose features are what --print-capabilities says; the
 #   systemd units (systemd-analyze verify, where it exists, finds no fault
-#   once the paths point into T); the bash completion (bash -n).
+#   once the paths point into T); the bash completion (bash -n); where
+#   make builds the crun plugin (crun 1.8.1, libyajl-dev), the plugin in
+#   crun's handlers directory (the path crun has compiled in, whatever
+#   PREFIX is), built to look for its tools in PREFIX/lib/stainless/crun,
+#   which holds stainless, its loader and libc.
 set -u
 : "${STAINLESS:?set STAINLESS to the stainless binary}"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -24,11 +28,26 @@ command -v make >/dev/null 2>&1 || { echo "SKIP: no make"; exit 77; }
 goal=$(make -pn -C "$ROOT" O="$O" 2>/dev/null | sed -n 's/^\.DEFAULT_GOAL := //p' | tail -n 1)
 [ "$goal" = all ] || fail "a bare make runs '$goal', not all"
 
+crun=
+[ "$(crun --version 2>/dev/null | sed -n 's/^crun version //p')" = 1.8.1 ] &&
+	[ -f /usr/include/yajl/yajl_tree.h ] && crun=yes
+hdir=$(make -s -C "$ROOT" O="$O" crun-handlers-dir)
 for prefix in /usr/local /usr; do
 	D=$T/root$(echo "$prefix" | tr / _)
 	make -s -C "$ROOT" O="$O" PREFIX="$prefix" DESTDIR="$D" install >"$T/log" 2>&1 ||
 		{ cat "$T/log"; fail "make install PREFIX=$prefix"; }
-	got=$(cd "$D" && find . ! -type d | sed 's|^\.||' | sort)
+	all=$(cd "$D" && find . ! -type d | sed 's|^\.||' | sort)
+	tools=$prefix/lib/stainless/crun
+	if [ -n "$crun" ]; then
+		for f in "$hdir/stainless.so" "$tools/stainless" "$tools/loader"; do
+			echo "$all" | grep -qx "$f" || fail "PREFIX=$prefix: make install did not install $f"
+		done
+		echo "$all" | grep -q "^$tools/lib/libc\.so" || fail "PREFIX=$prefix: no libc in $tools/lib"
+		grep -aq "$tools" "$D$hdir/stainless.so" ||
+			fail "PREFIX=$prefix: the plugin does not look for its tools in $tools"
+		echo "ok: PREFIX=$prefix: the crun plugin in $hdir, its tools in $tools"
+	fi
+	got=$(echo "$all" | grep -v -e "^$hdir/stainless\.so\$" -e "^$tools/")
 	want=$(printf '%s\n' bin/stainless libexec/stainless-virtiofsd sbin/mount.fuse.stainless \
 		share/man/man1/stainless.1 share/man/man1/stainless-virtiofsd.1 \
 		share/man/man1/stainless-run.1 share/man/man1/stainless-exec.1 \

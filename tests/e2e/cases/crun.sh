@@ -10,7 +10,17 @@
 #     in the guest (it prints so and exits 7, which crun run returns);
 #   - crun exec into it is refused, saying why;
 #   - crun create + start + delete: the process's output arrives, the
-#     container stops, delete removes it from crun list.
+#     container stops, delete removes it from crun list;
+#   - a process.user of 1000:1000 is 1000:1000 in the guest, sees the
+#     rootfs's owners as they are (root's /etc, nobody's 65534 directory),
+#     cannot write root's /etc, and a file it makes in the bind mount is
+#     1000:1000 on the test host: the VMM's user namespace maps all the
+#     container's ids to themselves;
+#   - the seccomp log pass of the VMM inside the container: crun gets
+#     STAINLESS_CRUN_SECCOMP=log, the VMM runs with --seccomp=log (its
+#     command line says so) and any seccomp audit record of a stainless
+#     binary while the case ran fails it (host-run's pass sees only its
+#     own binary, not the tools directory's copy).
 # Needs crun, the plugin and its tools directory in the test host
 # (guest-images/build-testhost packs them when make built the plugin) and
 # stainless exec in the binary.
@@ -18,18 +28,20 @@ CASE_TIMEOUT=600
 # Of podman's default set, what stainless's sandbox needs in a container run
 # as root: SETFCAP to map root into its user namespace (user_namespaces(7)),
 # SETUID/SETGID to write the maps; KILL for the signals.
+# Ambient too: a process.user other than root keeps them across the handler's execve.
 CRUN_CAPS='"CAP_KILL", "CAP_SETFCAP", "CAP_SETUID", "CAP_SETGID"'
 
-crun_config() { # BUNDLE ARGS_JSON: a busybox bundle's config.json
+crun_config() { # BUNDLE ARGS_JSON [UID]: a busybox bundle's config.json
 	cat >"$1/config.json" <<EOF
 {"ociVersion": "1.0.0",
  "annotations": {"run.oci.handler": "stainless"},
  "root": {"path": "rootfs"},
  "hostname": "crunbox",
- "process": {"terminal": false, "user": {"uid": 0, "gid": 0}, "cwd": "/",
+ "process": {"terminal": false, "user": {"uid": ${3:-0}, "gid": ${3:-0}}, "cwd": "/",
   "args": $2,
   "env": ["PATH=/bin", "TERM=dumb"],
-  "capabilities": {"bounding": [$CRUN_CAPS], "effective": [$CRUN_CAPS], "permitted": [$CRUN_CAPS]},
+  "capabilities": {"bounding": [$CRUN_CAPS], "effective": [$CRUN_CAPS], "permitted": [$CRUN_CAPS],
+   "inheritable": [$CRUN_CAPS], "ambient": [$CRUN_CAPS]},
   "noNewPrivileges": true},
  "mounts": [
   {"destination": "/proc", "type": "proc", "source": "proc"},
@@ -45,13 +57,19 @@ crun_config() { # BUNDLE ARGS_JSON: a busybox bundle's config.json
 EOF
 }
 
-crun_bundle() { # NAME ARGS_JSON
+crun_bundle() { # NAME ARGS_JSON [UID]: a root-owned busybox rootfs, /tmp 1777
 	b=$CASE_WORK/$1
 	mkdir -p "$b/rootfs/bin" "$b/rootfs/dev" "$b/rootfs/proc" "$b/rootfs/sys" \
-		"$b/rootfs/tmp" "$b/rootfs/data"
+		"$b/rootfs/tmp" "$b/rootfs/data" "$b/rootfs/etc"
+	chmod 1777 "$b/rootfs/tmp"
 	cp /bin/busybox "$b/rootfs/bin/busybox"
-	for a in sh cat echo uname sleep; do ln -sf busybox "$b/rootfs/bin/$a"; done
-	crun_config "$b" "$2"
+	for a in sh cat echo uname sleep id stat touch; do ln -sf busybox "$b/rootfs/bin/$a"; done
+	crun_config "$b" "$2" "${3:-}"
+}
+
+# The seccomp audit records of any stainless binary since mark $1.
+crun_audit() {
+	dmesg | sed -n "/$1/,\$p" | grep 'type=1326' | grep 'exe="[^"]*stainless"'
 }
 
 # Waits (up to $2 s) for crun to list container $1 as $3.
@@ -75,6 +93,14 @@ case_host() {
 	mkdir -p "$CASE_WORK/data"
 	echo "from the test host" >"$CASE_WORK/data/in"
 	host_release=$(uname -r)
+	mark=
+	if [ "${E2E_SECCOMP:-kill}" = log ]; then
+		mark="stainless-e2e-crun-$$-$(date +%s)"
+		echo "$mark" >/dev/kmsg
+		export STAINLESS_CRUN_SECCOMP=log
+	else
+		echo "note: no seccomp log pass here (E2E_SECCOMP=${E2E_SECCOMP:-kill})"
+	fi
 
 	# run: the guest's release, the bind mount both ways, exit status 3.
 	crun_bundle run '["sh", "-c", "echo release=$(uname -r); cat /data/in; echo from the guest >/data/out; exit 3"]'
@@ -97,6 +123,11 @@ case_host() {
 	n=0
 	while ! grep -q 'ready' "$CASE_WORK/kill.out" && [ $n -lt 180 ]; do sleep 1; n=$((n + 1)); done
 	grep -q 'ready' "$CASE_WORK/kill.out" || { cat "$CASE_WORK/kill.out"; kill "$pid"; echo "crun kill: the guest never said ready"; return 1; }
+	if [ -n "$mark" ]; then
+		grep -l -e '--seccomp=lo[g]' /proc/[0-9]*/cmdline 2>/dev/null | grep -q . ||
+			{ crun kill crun-kill KILL; echo "the container's VMM does not run with --seccomp=log"; return 1; }
+		echo "ok   the container's VMM runs with --seccomp=log"
+	fi
 	crun exec crun-kill sh -c true >"$CASE_WORK/exec.out" 2>&1
 	erc=$?
 	cat "$CASE_WORK/exec.out"
@@ -122,5 +153,29 @@ case_host() {
 	crun delete crun-cs || { echo "crun delete failed"; return 1; }
 	! crun list 2>/dev/null | grep -q crun-cs || { echo "crun delete: still listed"; return 1; }
 	echo "ok   crun create+start+delete"
-	echo "crun: run, kill, exec refusal, create/start/delete through the stainless handler"
+
+	# A non-root user and a rootfs of several owners.
+	mkdir -p "$CASE_WORK/data/u"
+	chown 1000:1000 "$CASE_WORK/data/u"
+	crun_bundle user '["sh", "-c", "echo ids=$(id -u):$(id -g); echo owners=$(stat -c %u:%g /etc /nobody); touch /etc/x 2>/dev/null && echo etc-writable; echo mine >/data/u/made"]' 1000
+	mkdir -p "$CASE_WORK/user/rootfs/nobody"
+	chown 65534:65534 "$CASE_WORK/user/rootfs/nobody"
+	(cd "$CASE_WORK/user" && timeout 240 crun run crun-user) >"$CASE_WORK/user.out" 2>&1
+	rc=$?
+	cat "$CASE_WORK/user.out"
+	out=$(tr -d '\r' <"$CASE_WORK/user.out")
+	echo "$out" | grep -qx 'ids=1000:1000' || { echo "user: the guest's process is not 1000:1000 (status $rc)"; return 1; }
+	echo "$out" | grep -qx 'owners=0:0 65534:65534' || { echo "user: the guest does not see the rootfs's owners"; return 1; }
+	! echo "$out" | grep -q etc-writable || { echo "user: uid 1000 wrote root's /etc"; return 1; }
+	[ "$(stat -c %u:%g "$CASE_WORK/data/u/made" 2>/dev/null)" = 1000:1000 ] ||
+		{ ls -ln "$CASE_WORK/data/u"; echo "user: the file it made is not 1000:1000 on the test host"; return 1; }
+	[ $rc -eq 0 ] || { echo "user: crun run exited $rc"; return 1; }
+	echo "ok   user 1000:1000: ids, the rootfs's owners (0:0, 65534:65534), root's /etc refused, its file 1000:1000 on the host"
+
+	if [ -n "$mark" ]; then
+		recs=$(crun_audit "$mark")
+		[ -z "$recs" ] || { echo "$recs"; echo "$(echo "$recs" | wc -l) seccomp audit records of the container's VMM"; return 1; }
+		echo "ok   seccomp log pass: no audit record of the container's VMM"
+	fi
+	echo "crun: run, kill, exec refusal, create/start/delete, user 1000 with the rootfs's owners, through the stainless handler"
 }
