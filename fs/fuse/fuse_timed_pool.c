@@ -115,6 +115,9 @@ static void job_done(struct fuse_timed *tm, struct timed_job *j, uint32_t len)
 	}
 	tm->bytes -= j->bytes;
 	pthread_cond_broadcast(&tm->gone);
+	/* The last one: the watcher, asleep until its deadline, may go now. */
+	if (!tm->qhead && !tm->running)
+		pthread_cond_signal(&tm->tick);
 	pthread_mutex_unlock(&tm->mu);
 	if (!late) {
 		fs_iov_write(j->req->out, j->req->nout, 0, j->bout.iov_base, len);
