@@ -145,6 +145,100 @@ static int race(struct vu_frontend *fe, struct vu_fuse_req *rs, uint64_t stuck,
 	return res;
 }
 
+/*
+ * Healthy GETATTRs one after another for MS ms, whatever else is in
+ * flight: returns how many were answered; *others: other answers seen;
+ * *pending: the last healthy one is still in flight.
+ */
+static int healthy_for(struct vu_frontend *fe, struct vu_fuse_req *rh, uint64_t healthy,
+		       double ms, int *others, bool *pending)
+{
+	double t0 = now_ms();
+	int n = 0;
+
+	*pending = false;
+	while (now_ms() - t0 < ms) {
+		struct vu_done d[8];
+
+		if (!*pending) {
+			getattr_prep(rh, healthy);
+			if (vu_fuse_submit(fe, VU_REQUEST, rh) || vu_kick(fe, VU_REQUEST))
+				return -EIO;
+			*pending = true;
+		}
+		int k = vu_reap(fe, VU_REQUEST, d, 8, 100);
+		for (int i = 0; i < k; i++) {
+			if (d[i].cookie == rh) {
+				*pending = false;
+				n++;
+			} else {
+				++*others;
+			}
+		}
+	}
+	return n;
+}
+
+/* Waits for everything in flight (the backend may answer now): how many came. */
+static int drain(struct vu_frontend *fe)
+{
+	int n = 0;
+
+	while (fe->q[VU_REQUEST].inflight) {
+		struct vu_done d;
+
+		if (vu_reap(fe, VU_REQUEST, &d, 1, 10000) <= 0)
+			return -ETIMEDOUT;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The bench row (bench/stuck_bench.sh): K GETATTRs of sub/f1 in flight on
+ * the stopped mount, then healthy GETATTRs for 5 s; whatever the backend
+ * does. Prints one line; the stuck ones are drained after SIGCONT.
+ */
+static int row(struct vu_frontend *fe, struct vu_fuse_req *rh, uint64_t healthy, uint64_t stuck,
+	       int inner, const char *name, int k)
+{
+	struct vu_fuse_req *rs = calloc((size_t)k, sizeof(*rs));
+	int before, during, others = 0, late;
+	bool pending;
+
+	/* Four descriptors each, of VU_QUEUE_SIZE: room for 31 besides the healthy one. */
+	if (!rs || k < 1 || k > 31)
+		return fprintf(stderr, "STUCK_REQUESTS: 1..31\n"), 1;
+	for (int i = 0; i < k; i++)
+		if (vu_fuse_req_alloc(fe, &rs[i], 4096))
+			return fprintf(stderr, "out of guest memory\n"), 1;
+	before = healthy_for(fe, rh, healthy, 5000, &others, &pending);
+	if (before < 0 || drain(fe) < 0)
+		return fprintf(stderr, "the healthy requests failed before the stop\n"), 1;
+	if (kill(inner, SIGSTOP))
+		return perror("SIGSTOP"), 1;
+	for (int i = 0; i < k; i++) {
+		getattr_prep(&rs[i], stuck);
+		if (vu_fuse_submit(fe, VU_REQUEST, &rs[i]))
+			return fprintf(stderr, "cannot submit\n"), 1;
+	}
+	vu_kick(fe, VU_REQUEST);
+	others = 0;
+	during = healthy_for(fe, rh, healthy, 5000, &others, &pending);
+	kill(inner, SIGCONT);
+	late = drain(fe);
+	if (during < 0)
+		return fprintf(stderr, "%s: the healthy requests failed\n", name), 1;
+	printf("row %s: healthy GETATTRs answered in 5 s: %d before the stop, %d with %d GETATTRs "
+	       "on the stopped mount in flight (%d of them answered meanwhile, ", name, before,
+	       during, k, others);
+	if (late < 0)
+		printf("some still not 10 s after SIGCONT)\n");
+	else
+		printf("%d after SIGCONT)\n", late - pending);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct vu_frontend fe = { 0 };
@@ -155,8 +249,9 @@ int main(int argc, char **argv)
 	double deadline_ms, ms = 0, worst, t;
 	char line[160];
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: vu_stuck SOCKET INNER_PID BACKEND_PID DEADLINE_S\n");
+	if (argc != 5 && !(argc == 8 && strcmp(argv[5], "--row") == 0)) {
+		fprintf(stderr, "usage: vu_stuck SOCKET INNER_PID BACKEND_PID DEADLINE_S "
+			"[--row NAME STUCK_REQUESTS]\n");
 		return 2;
 	}
 	inner = atoi(argv[2]);
@@ -174,6 +269,8 @@ int main(int argc, char **argv)
 	    vu_fuse_lookup(&fe, &rs, FUSE_ROOT_ID, "healthy", &h) ||
 	    getattr(&fe, &rs, f1.nodeid) || getattr(&fe, &rh, h.nodeid))
 		return fprintf(stderr, "set-up failed\n"), 1;
+	if (argc == 8)
+		return row(&fe, &rh, h.nodeid, f1.nodeid, inner, argv[6], atoi(argv[7]));
 	sleep(3); /* helpers and the watcher of the first visit idle out */
 	int fd0 = count(backend, "fd"), task0 = count(backend, "task");
 	names(backend);
