@@ -22,29 +22,12 @@ ROOT=$(cd "$HERE/.." && pwd)
 [ -x "$STAINLESS" ] || { echo "SKIP: no stainless binary at $STAINLESS"; exit 77; }
 
 T=$(mktemp -d /tmp/stuck_bench.XXXXXX)
-IPID= BPID=
-cleanup() {
-	[ -n "$IPID" ] && kill -CONT "$(server_pid "$IPID")" 2>/dev/null
-	[ -n "$BPID" ] && kill "$BPID" 2>/dev/null
-	grep -q " $T/share/sub " /proc/mounts && { umount "$T/share/sub" 2>/dev/null || umount -l "$T/share/sub"; }
-	[ -n "$IPID" ] && kill "$IPID" 2>/dev/null
-	sleep 0.2
-	rm -rf "$T"
-}
-trap cleanup EXIT
+. "$ROOT/tests/host/stuck_share.inc"
+trap stuck_share_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 die() { echo "FAIL: $*"; exit 1; }
 
-$CC -O2 -Wall -D_GNU_SOURCE -I"$ROOT" -o "$T/client" "$ROOT/tests/host/vu_stuck.c" \
-	"$ROOT/tests/vhost/vu_frontend.c" "$ROOT/tests/vhost/vu_fuse.c" || die "cannot build vu_stuck"
-mkdir -p "$T/inner" "$T/share/sub"
-echo "inner 1" >"$T/inner/f1"
-echo healthy >"$T/share/healthy"
-"$STAINLESS" fuse-mount "$T/inner" "$T/share/sub" --cache never 2>"$T/inner.err" &
-IPID=$!
-for i in $(seq 50); do grep -q " $T/share/sub " /proc/mounts && break; sleep 0.1; done
-[ "$(cat "$T/share/sub/f1")" = "inner 1" ] || die "the inner mount does not serve"
-ISP=$(server_pid "$IPID")
+stuck_share_setup || die "set-up"
 
 backends="stainless"
 [ -x "$VIRTIOFSD" ] && backends="$backends ${VFSD_ROWS:-vfsd-t0 vfsd-t16}" ||
@@ -57,8 +40,7 @@ for b in $backends; do
 		--thread-pool-size="${b#vfsd-t}" ;;
 	esac 2>"$T/$b.err" &
 	BPID=$!
-	for i in $(seq 50); do [ -S "$T/sock" ] && break; sleep 0.1; done
-	[ -S "$T/sock" ] || die "$b: no socket: $(tail -n 3 "$T/$b.err")"
+	stuck_share_socket "$T/$b.err" || die "$b did not start"
 	timeout 120 "$T/client" "$T/sock" "$ISP" "$(server_pid "$BPID")" 30 --row "$b" "$STUCK" ||
 		{ echo "inner mount now: $(timeout 3 cat "$T/share/sub/f1" 2>&1 || echo no answer in 3 s)"; tail -n 3 "$T/$b.err"; die "$b: the run failed"; }
 	kill "$BPID" 2>/dev/null

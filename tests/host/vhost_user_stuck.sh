@@ -25,37 +25,15 @@ skip() { echo "SKIP: $*"; exit 77; }
 command -v "$CC" >/dev/null 2>&1 || skip "no C compiler to build vu_stuck"
 
 T=$(mktemp -d /tmp/vhost_user_stuck.XXXXXX)
-IPID= BPID=
-cleanup() {
-	[ -n "$IPID" ] && kill -CONT "$(server_pid "$IPID")" 2>/dev/null
-	[ -n "$BPID" ] && kill "$BPID" 2>/dev/null
-	if grep -q " $T/share/sub " /proc/mounts; then
-		umount "$T/share/sub" 2>/dev/null || umount -l "$T/share/sub"
-	fi
-	[ -n "$IPID" ] && kill "$IPID" 2>/dev/null
-	sleep 0.2
-	rm -rf "$T"
-}
-trap cleanup EXIT
+. "$HERE/stuck_share.inc"
+trap stuck_share_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 fail() { echo "FAIL: $*"; exit 1; }
 
-$CC -O2 -Wall -D_GNU_SOURCE -I"$ROOT" -o "$T/client" "$HERE/vu_stuck.c" \
-	"$ROOT/tests/vhost/vu_frontend.c" "$ROOT/tests/vhost/vu_fuse.c" || fail "cannot build vu_stuck"
-mkdir -p "$T/inner" "$T/share/sub"
-echo "inner 1" >"$T/inner/f1"
-echo healthy >"$T/share/healthy"
-"$STAINLESS" fuse-mount "$T/inner" "$T/share/sub" --cache never 2>"$T/inner.err" &
-IPID=$!
-for i in $(seq 50); do grep -q " $T/share/sub " /proc/mounts && break; sleep 0.1; done
-grep -q " $T/share/sub " /proc/mounts || fail "the inner mount did not appear: $(tail -n 3 "$T/inner.err")"
+stuck_share_setup || fail "set-up"
 "$STAINLESS" vhost-user-fs --socket-path "$T/sock" --shared-dir "$T/share" 2>"$T/backend.err" &
 BPID=$!
-for i in $(seq 50); do [ -S "$T/sock" ] && break; sleep 0.1; done
-[ -S "$T/sock" ] || fail "no socket: $(tail -n 3 "$T/backend.err")"
-[ "$(cat "$T/share/sub/f1")" = "inner 1" ] || fail "the inner mount does not serve"
-ISP=$(server_pid "$IPID")
-grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$ISP/status" || fail "no inner server process found under $IPID"
+stuck_share_socket "$T/backend.err" || fail "the backend did not start"
 BSP=$(server_pid "$BPID")
 timeout $((DEADLINE + 60)) "$T/client" "$T/sock" "$ISP" "$BSP" "$DEADLINE"
 rc=$?
