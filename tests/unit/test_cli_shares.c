@@ -195,6 +195,26 @@ START_TEST(test_share_call_timeout)
 }
 END_TEST
 
+/* watches=N: change-aware lifetimes on a virtio-fs share (docs/host-changes.md). */
+START_TEST(test_share_watches)
+{
+	static const char *const bad[] = {
+		"t=/d,watches=", "t=/d,watches=-1", "t=/d,watches=4k", "t=/d,watches=1048577",
+		"t=/d,watches=99999999999999999999",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_ERR("--fs", "watches must be a number", "--kernel", "k", "--fs", bad[i]);
+	EXPECT_ERR("--9p", "unknown share option", "--kernel", "k", "--9p", "t=/d,watches=4");
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d"), 0);
+	ck_assert_uint_eq(cfg.shares[0].opts.watches, 0);
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d,cache=always,watches=4096"), 0);
+	ck_assert_uint_eq(cfg.shares[0].opts.watches, 4096);
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d,watches=1048576"), 0);
+	ck_assert_uint_eq(cfg.shares[0].opts.watches, FS_WATCHES_MAX);
+}
+END_TEST
+
 START_TEST(test_share_bad_dax_refused)
 {
 	static const char *const bad[] = {
@@ -531,6 +551,7 @@ static Suite *cli_shares_suite(void)
 	tc = tcase_create("shares");
 	tcase_add_test(tc, test_fs_share_every_option);
 	tcase_add_test(tc, test_fs_share_defaults);
+	tcase_add_test(tc, test_share_watches);
 	tcase_add_test(tc, test_9p_share_options);
 	tcase_add_test(tc, test_share_without_eq_refused);
 	tcase_add_test(tc, test_share_empty_tag_refused);
