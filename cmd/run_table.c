@@ -17,7 +17,8 @@ static const struct opt_def own[] = {
 	{ "fs", 0, OPT_VALUE, "TAG=DIR[,OPTS]", NULL, "a virtio-fs share; OPTS: "
 	  "cache=never|auto|always|metadata, dax=SIZE, readonly, xattr[=map], writeback, "
 	  "devices, queues=N (1..16; default one per vCPU), timeout=SECONDS (a stuck host file "
-	  "system answers EIO after it; default 30, 0: wait) (repeatable)", NULL, OPT_REPEAT,
+	  "system answers EIO after it; default 30, 0: wait), watches=N (with cache=always: "
+	  "quiet inodes kept up to 10 s, changed ones 1 s; docs/host-changes.md) (repeatable)", NULL, OPT_REPEAT,
 	  RUN_FS },
 	{ "fs-hub", 0, OPT_VALUE, "TAG=DIR[,OPTS]", NULL, "a virtio-fs device whose root lists "
 	  "shares attached and detached at run time through --api-sock, each a directory "

@@ -140,6 +140,11 @@ static int parse_one(struct vu_fs_config *c, int opt, const char *v, char *err, 
 					"a multiple of 2M, at most 64G", v);
 		return 0;
 	}
+	case VU_K_WATCHES:
+		if (vu_opt_parse_watches(c, v) < 0)
+			return fail_msg(err, errlen, -EINVAL, "--watches '%s': must be a number "
+					"of directories from 0 to %u", v, FS_WATCHES_MAX);
+		return 0;
 	case VU_K_RLIMIT:
 		/* 0 leaves the limit as it is, as virtiofsd's does. */
 		if (parse_ulong(v, 1u << 30, &n) < 0)

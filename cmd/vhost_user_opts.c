@@ -15,6 +15,17 @@ int vu_opt_parse_cache(struct vu_fs_config *c, const char *v)
 	return fs_parse_cache(strcmp(v, "none") == 0 ? "never" : v, &c->opts.cache);
 }
 
+int vu_opt_parse_watches(struct vu_fs_config *c, const char *v)
+{
+	char word[48];
+	const char *why;
+
+	if (strlen(v) > 16)  /* longer than any number it takes: never cut short */
+		return -EINVAL;
+	snprintf(word, sizeof(word), "watches=%s", v);
+	return fs_options_parse_word(&c->opts, word, false, &why);
+}
+
 int vu_opt_parse_log_level(struct vu_fs_config *c, const char *v)
 {
 	static const char *const names[] = { "off", "error", "warn", "info", "debug", "trace" };
@@ -128,6 +139,8 @@ static int o_value(struct vu_fs_config *c, const char *w, const char *v, char *e
 		return 0;
 	}
 	if (strcmp(w, "cache") == 0 && vu_opt_parse_cache(c, v) == 0)
+		return 0;
+	if (strcmp(w, "watches") == 0 && vu_opt_parse_watches(c, v) == 0)
 		return 0;
 	if ((strcmp(w, "log_level") == 0 || strcmp(w, "loglevel") == 0) &&
 	    vu_opt_parse_log_level(c, v) == 0)

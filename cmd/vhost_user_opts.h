@@ -48,6 +48,8 @@ struct vu_fs_config {
 
 /* The value words: --cache/-o cache= (none is never), --log-level/-o log_level=. */
 int vu_opt_parse_cache(struct vu_fs_config *c, const char *v);
+/* --watches N / -o watches=N: 0, or -EINVAL. */
+int vu_opt_parse_watches(struct vu_fs_config *c, const char *v);
 int vu_opt_parse_log_level(struct vu_fs_config *c, const char *v);
 /* A switch by name ("xattr", "no-flock", ...): 0, or 1 when it is not one. */
 int vu_opt_switch(struct vu_fs_config *c, const char *name);

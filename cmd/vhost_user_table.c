@@ -23,6 +23,9 @@ static const struct opt_def own[] = {
 	{ "dax-window", 0, OPT_VALUE, "SIZE", NULL, "a DAX window of SIZE (a multiple of 2M, at "
 	  "most 64G) for a frontend that maps it (VHOST_USER_PROTOCOL_F_SHMEM; docs/dax.md)",
 	  NULL, 0, VU_K_DAX_WINDOW },
+	{ "watches", 0, OPT_VALUE, "N", "0", "watch up to N looked-up directories with inotify "
+	  "and give what changed on the host short lifetimes, what stayed quiet up to 10 s "
+	  "(cache=always or metadata; docs/host-changes.md)", NULL, 0, VU_K_WATCHES },
 	{ "readonly", 0, OPT_FLAG, NULL, NULL, "refuse every change (EROFS)", NULL, 0,
 	  VU_K_READONLY },
 	{ "xattr-map", 0, OPT_FLAG, NULL, NULL, "xattr, and keep security.* and trusted.* as "
@@ -50,7 +53,7 @@ static const struct opt_def own[] = {
 	{ "print-capabilities", 0, OPT_FLAG, NULL, NULL, "the vhost-user.json backend record, "
 	  "then exit", NULL, 0, VU_K_PRINT_CAPS },
 	{ NULL, 'o', OPT_VALUE, "OPTIONS", NULL, "the C virtiofsd's forms: source=DIR, "
-	  "cache=MODE, log_level=LEVEL, sandbox=MODE and each switch, also as no_SWITCH; ,, is "
+	  "cache=MODE, log_level=LEVEL, sandbox=MODE, watches=N and each switch, also as no_SWITCH; ,, is "
 	  "a comma in a value (repeatable)", NULL, OPT_REPEAT, 'o' },
 	{ NULL, 'f', OPT_FLAG, NULL, NULL, "foreground (always)", NULL, 0, 'f' },
 	{ NULL, 'd', OPT_FLAG, NULL, NULL, "the same as --log-level debug", NULL, 0, 'd' },

@@ -134,6 +134,7 @@ int virtio_fs_create_dax(struct virtio_dev **out, const char *tag, const char *d
 	fs->dax.memfd = -1;
 	params.dax = dax;
 	params.dax_ctx = ctx;
+	params.watches = opts->watches;  /* no notify: change-aware lifetimes (fuse_watch.h) */
 	if (opts->dax_size && !dax) {
 		rc = dax_window_create(&fs->dax, opts->dax_size, tag);
 		if (rc < 0)

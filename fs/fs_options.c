@@ -72,6 +72,20 @@ int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* A whole decimal number from 0 to max: 0, or -EINVAL. */
+static int parse_u32(const char *val, uint32_t max, uint32_t *out)
+{
+	char *end = (char *)val;
+	unsigned long n;
+
+	errno = 0;
+	n = isdigit((unsigned char)val[0]) ? strtoul(val, &end, 10) : ULONG_MAX;
+	if (errno || n > max || *end != '\0')
+		return -EINVAL;
+	*out = (uint32_t)n;
+	return 0;
+}
+
 int fs_options_parse_word(struct fs_options *o, const char *word, bool is_9p,
 			  const char **why)
 {
@@ -136,16 +150,15 @@ int fs_options_parse_word(struct fs_options *o, const char *word, bool is_9p,
 		return -EINVAL;
 	}
 	if (!is_9p && KEY("timeout") && val) {
-		char *end = (char *)val;
-		unsigned long t;
-
-		errno = 0;
-		t = isdigit((unsigned char)val[0]) ? strtoul(val, &end, 10) : ULONG_MAX;
-		if (!errno && t <= FS_CALL_TIMEOUT_MAX && *end == '\0') {
-			o->call_timeout = (uint32_t)t;
+		if (parse_u32(val, FS_CALL_TIMEOUT_MAX, &o->call_timeout) == 0)
 			return 0;
-		}
 		*why = "timeout must be whole seconds from 0 (wait for ever) to 86400";
+		return -EINVAL;
+	}
+	if (!is_9p && KEY("watches") && val) {
+		if (parse_u32(val, FS_WATCHES_MAX, &o->watches) == 0)
+			return 0;
+		*why = "watches must be a number of directories from 0 to 1048576";
 		return -EINVAL;
 	}
 	if (is_9p && KEY("msize") && val) {

@@ -49,7 +49,18 @@ struct fs_options {
 	 * fs/fuse/fuse_timed.h); 0 waits for ever.
 	 */
 	uint32_t call_timeout;
+	/*
+	 * FUSE: inotify watches on up to this many looked-up directories
+	 * (`watches=N`, fs/fuse/fuse_watch.h). fuse-mount pushes what they
+	 * see to the kernel; a virtio-fs share (run, vhost-user-fs) cannot,
+	 * so they set change-aware lifetimes there instead
+	 * (docs/host-changes.md). 0: none.
+	 */
+	uint32_t watches;
 };
+
+/* The most watches a share may ask for (fs/fuse/fuse_watch.h FUSE_WATCH_MAX). */
+#define FS_WATCHES_MAX (1u << 20)
 
 #define FS_CALL_TIMEOUT_DEFAULT 30u
 #define FS_CALL_TIMEOUT_MAX 86400u
@@ -74,7 +85,7 @@ int parse_size(const char *s, uint64_t *out);
 /*
  * Parse one comma-separated option word of a share spec ("cache=auto",
  * "readonly", "dax=1G", "msize=524288", "xattr", "xattr=map", "writeback",
- * "devices", "queues=2") into o. is_9p selects which words are allowed: 9p serves
+ * "devices", "queues=2", "watches=64") into o. is_9p selects which words are allowed: 9p serves
  * xattrs always, so it takes "xattr=map" but not the bare "xattr", which
  * would change nothing there; for FUSE "xattr=map" implies "xattr". On error returns -EINVAL and
  * points *why at a short reason for the user.

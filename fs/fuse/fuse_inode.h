@@ -88,8 +88,9 @@ struct fuse_inode {
 	struct fuse_lock_owner *owners;
 	mode_t type;            /* S_IFMT bits, fixed for the inode's life */
 	uint32_t btag;          /* its birth time folded; 0: the fs gives none */
-	_Atomic bool recent;    /* used since the sweep last passed */
 	_Atomic int32_t wd;     /* a directory's inotify watch (fuse_watch.h): 0 none, -1 asked */
+	_Atomic uint32_t changed; /* the realtime second a watch last saw it change; 0: never */
+	_Atomic bool recent;    /* used since the sweep last passed */
 	bool submount;          /* a directory on another st_dev than its parent */
 	/* Under the table mutex: */
 	bool hashed;

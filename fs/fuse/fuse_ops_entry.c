@@ -85,7 +85,7 @@ void fuse_fill_entry(struct fuse_server *s, struct fuse_inode *ino,
 	e->nodeid = fuse_itable_nodeid(&s->it, ino);
 	e->generation = fuse_inode_gen(ino);
 	fuse_watch_want(s->watch, ino);
-	e->entry_valid = fuse_watch_lifetime(s, ino);
+	e->entry_valid = fuse_watch_lifetime(s, ino, st->st_ctim.tv_sec);
 	e->attr_valid = e->entry_valid;
 	fuse_fill_attr(s, st, ino->submount, &e->attr);
 }
@@ -217,12 +217,13 @@ int fuse_op_batch_forget(struct fuse_call *c)
 
 static int reply_attr(struct fuse_call *c)
 {
-	struct fuse_attr_out out = { .attr_valid = fuse_watch_lifetime(c->srv, c->ino) };
+	struct fuse_attr_out out = { 0 };
 	struct stat st;
 	int r = fuse_stat(c->fd, &st);
 
 	if (r)
 		return r;
+	out.attr_valid = fuse_watch_lifetime(c->srv, c->ino, st.st_ctim.tv_sec);
 	fuse_fill_attr(c->srv, &st, c->ino->submount, &out.attr);
 	return fuse_reply(c, &out, sizeof(out));
 }
@@ -247,7 +248,7 @@ static void sx_time(struct fuse_sx_time *t, const struct statx_timestamp *s)
 int fuse_op_statx(struct fuse_call *c)
 {
 	struct fuse_statx_in in;
-	struct fuse_statx_out out = { .attr_valid = fuse_watch_lifetime(c->srv, c->ino) };
+	struct fuse_statx_out out = { 0 };
 	struct fuse_handle *h = NULL;
 	struct statx sx;
 	struct stat st;
@@ -284,6 +285,7 @@ int fuse_op_statx(struct fuse_call *c)
 	sx_time(&out.stat.btime, &sx.stx_btime);
 	sx_time(&out.stat.ctime, &sx.stx_ctime);
 	sx_time(&out.stat.mtime, &sx.stx_mtime);
+	out.attr_valid = fuse_watch_lifetime(c->srv, c->ino, sx.stx_ctime.tv_sec);
 	return fuse_reply(c, &out, sizeof(out));
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/thread.h"
@@ -188,23 +189,74 @@ void fuse_watch_evicted(void *ctx, uint64_t nodeid)
 		(void)!write(w->wake, &one, sizeof(one));
 }
 
-uint64_t fuse_watch_lifetime(struct fuse_server *s, struct fuse_inode *ino)
+static uint32_t now_sec(void)
 {
-	bool covered;
+	struct timespec t;
 
-	if (!fuse_watch_covering(s->watch) || s->timeout_sec <= FUSE_WATCH_SHORT_SEC)
-		return s->timeout_sec;
+	/* The vDSO's coarse clock: no system call on the reply path. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &t);
+	return (uint32_t)t.tv_sec;
+}
+
+/* Is ino's entry and attribute reported by a watch (the caller holds ino)? */
+static bool covered(struct fuse_server *s, struct fuse_inode *ino, uint32_t *parent_changed)
+{
+	bool c;
+
+	*parent_changed = 0;
 	if (fuse_inode_nodeid(ino) == FUSE_ROOT_ID)
-		return atomic_load(&ino->wd) > 0 ? s->timeout_sec : FUSE_WATCH_SHORT_SEC;
+		return atomic_load(&ino->wd) > 0;
 	/*
 	 * Its parent's watch reports its name and attributes; a directory's
 	 * own watch reports its entries (its listing, its mtime).
 	 */
 	pthread_mutex_lock(&s->it.mu);
-	covered = ino->parent && atomic_load(&ino->parent->wd) > 0 &&
-		  (ino->type != S_IFDIR || atomic_load(&ino->wd) > 0);
+	c = ino->parent && atomic_load(&ino->parent->wd) > 0 &&
+	    (ino->type != S_IFDIR || atomic_load(&ino->wd) > 0);
+	if (c)
+		*parent_changed = atomic_load(&ino->parent->changed);
 	pthread_mutex_unlock(&s->it.mu);
-	return covered ? s->timeout_sec : FUSE_WATCH_SHORT_SEC;
+	return c;
+}
+
+/*
+ * Change-aware lifetimes, for a client no notification reaches (virtio-fs):
+ * what it was granted cannot be revoked, so the bound on staleness is the
+ * longest lifetime ever granted, FUSE_WATCH_CAP_SEC. Below it a lifetime
+ * is half the time the inode (and its directory's entries) has been quiet
+ * by its host ctime and by what the watches saw, so an inode that changed
+ * lately is asked again soon and one quiet for long is not.
+ */
+static uint64_t quiet_lifetime(uint32_t now, int64_t ctime_sec, uint32_t changed,
+			       uint32_t parent_changed, uint64_t cap)
+{
+	int64_t last = ctime_sec, age;
+
+	if ((int64_t)changed > last)
+		last = changed;
+	if ((int64_t)parent_changed > last)
+		last = parent_changed;
+	age = (int64_t)now - last;
+	if (age / 2 <= FUSE_WATCH_SHORT_SEC)
+		return FUSE_WATCH_SHORT_SEC;  /* a clock stepped back lands here too */
+	return (uint64_t)(age / 2) < cap ? (uint64_t)(age / 2) : cap;
+}
+
+uint64_t fuse_watch_lifetime(struct fuse_server *s, struct fuse_inode *ino, int64_t ctime_sec)
+{
+	uint32_t parent_changed;
+	uint64_t cap = s->timeout_sec;
+
+	if (!fuse_watch_covering(s->watch) || s->timeout_sec <= FUSE_WATCH_SHORT_SEC)
+		return s->timeout_sec;
+	if (!covered(s, ino, &parent_changed))
+		return FUSE_WATCH_SHORT_SEC;
+	if (s->params.notify)
+		return s->timeout_sec;  /* every change is told: the share's own lifetime */
+	if (!s->opts.set_timeout && cap > FUSE_WATCH_CAP_SEC)
+		cap = FUSE_WATCH_CAP_SEC;
+	return quiet_lifetime(now_sec(), ctime_sec, atomic_load(&ino->changed), parent_changed,
+			      cap);
 }
 
 void fuse_watch_stats(const struct fuse_watch *w, struct fuse_watch_stats *out)
@@ -407,6 +459,17 @@ static void forget_watch(struct fuse_watch *w, struct wd_ent *e)
 	atomic_fetch_sub(&w->held, 1);
 }
 
+/* A watch saw nodeid change: its next lifetimes start short again (fuse_watch_lifetime). */
+static void mark_changed(struct fuse_watch *w, uint64_t nodeid)
+{
+	struct fuse_inode *ino = fuse_inode_get(&w->srv->it, nodeid);
+
+	if (ino) {
+		atomic_store(&ino->changed, now_sec());
+		fuse_inode_put(&w->srv->it, ino);
+	}
+}
+
 static void one_event(struct fuse_watch *w, const struct inotify_event *ev)
 {
 	struct wd_ent *e;
@@ -427,11 +490,14 @@ static void one_event(struct fuse_watch *w, const struct inotify_event *ev)
 	}
 	uint64_t dir = e->nodeid;
 	if (!nlen) {
-		if (ev->mask & IN_ATTRIB)
+		if (ev->mask & IN_ATTRIB) {
+			mark_changed(w, dir);
 			inval_inode(w, dir, -1);
+		}
 		return;
 	}
 	if (ev->mask & ENTRY_EVENTS) {
+		mark_changed(w, dir);  /* every entry of it: a name came or went */
 		inval_entry(w, dir, ev->name, nlen);
 		inval_inode(w, dir, 0); /* its attributes and its cached listing */
 	}
@@ -441,8 +507,10 @@ static void one_event(struct fuse_watch *w, const struct inotify_event *ev)
 		 * A write's size and mtime refetched drop stale pages by
 		 * themselves (AUTO_INVAL_DATA); a writer's close drops them all.
 		 */
-		if (c)
+		if (c) {
+			mark_changed(w, c);
 			inval_inode(w, c, ev->mask & IN_CLOSE_WRITE ? 0 : -1);
+		}
 	}
 }
 

@@ -43,6 +43,11 @@ struct fuse_watch;
 
 /* The lifetime of an entry or attribute no watch covers (cache=auto's). */
 #define FUSE_WATCH_SHORT_SEC 1
+/*
+ * The longest lifetime a watched share with no notification path
+ * (virtio-fs, vhost-user-fs) grants: a host change shows within it.
+ */
+#define FUSE_WATCH_CAP_SEC 10
 /* fuse-mount's default budget; also at most an eighth of max_user_watches. */
 #define FUSE_WATCH_DEFAULT 4096u
 #define FUSE_WATCH_MAX (1u << 20)
@@ -66,8 +71,14 @@ void fuse_watch_evicted(void *ctx, uint64_t nodeid);
 /* Do watches set lifetimes (a budget above 0)? */
 bool fuse_watch_covering(const struct fuse_watch *w);
 
-/* Seconds an entry or attribute reply for ino may be cached (the caller holds ino). */
-uint64_t fuse_watch_lifetime(struct fuse_server *s, struct fuse_inode *ino);
+/*
+ * Seconds an entry or attribute reply for ino may be cached (the caller
+ * holds ino; ctime_sec: the host ctime the reply carries). With no
+ * notify (virtio-fs) a covered inode gets between FUSE_WATCH_SHORT_SEC
+ * and FUSE_WATCH_CAP_SEC (or the share's timeout= when set), by how long
+ * it has been quiet.
+ */
+uint64_t fuse_watch_lifetime(struct fuse_server *s, struct fuse_inode *ino, int64_t ctime_sec);
 
 /* Counters for tests and --stats. */
 struct fuse_watch_stats {

@@ -176,22 +176,49 @@ START_TEST(test_share_queues)
 }
 END_TEST
 
+/*
+ * A FUSE share word KEY=N of whole numbers 0..MAX: garbage and MAX + 1
+ * refused with WHY, refused on 9p, both ends taken into the field read by GET.
+ */
+static void number_word(const char *key, const char *why, uint32_t max,
+			uint32_t (*get)(const struct fs_options *))
+{
+	static const char *const bad[] = { "", "-1", "4k", "99999999999999999999" };
+	char w[64];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(w, sizeof(w), "t=/d,%s=%s", key, bad[i]);
+		EXPECT_ERR("--fs", why, "--kernel", "k", "--fs", w);
+	}
+	snprintf(w, sizeof(w), "t=/d,%s=%u", key, max + 1);
+	EXPECT_ERR("--fs", why, "--kernel", "k", "--fs", w);
+	snprintf(w, sizeof(w), "t=/d,%s=5", key);
+	EXPECT_ERR("--9p", "unknown share option", "--kernel", "k", "--9p", w);
+	snprintf(w, sizeof(w), "t=/d,cache=always,%s=%u", key, max);
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", w), 0);
+	ck_assert_uint_eq(get(&cfg.shares[0].opts), max);
+	snprintf(w, sizeof(w), "t=/d,%s=0", key);
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", w), 0);
+	ck_assert_uint_eq(get(&cfg.shares[0].opts), 0);
+}
+
+static uint32_t call_timeout_of(const struct fs_options *o) { return o->call_timeout; }
+static uint32_t watches_of(const struct fs_options *o) { return o->watches; }
+
 START_TEST(test_share_call_timeout)
 {
-	static const char *const bad[] = {
-		"t=/d,timeout=", "t=/d,timeout=-1", "t=/d,timeout=1s", "t=/d,timeout=86401",
-		"t=/d,timeout=99999999999999999999",
-	};
-
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		EXPECT_ERR("--fs", "timeout must be whole seconds", "--kernel", "k", "--fs", bad[i]);
-	EXPECT_ERR("--9p", "unknown share option", "--kernel", "k", "--9p", "t=/d,timeout=5");
+	number_word("timeout", "timeout must be whole seconds", FS_CALL_TIMEOUT_MAX, call_timeout_of);
 	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d"), 0);
 	ck_assert_uint_eq(cfg.shares[0].opts.call_timeout, FS_CALL_TIMEOUT_DEFAULT);
-	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d,timeout=0"), 0);
-	ck_assert_uint_eq(cfg.shares[0].opts.call_timeout, 0);
-	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d,timeout=86400"), 0);
-	ck_assert_uint_eq(cfg.shares[0].opts.call_timeout, 86400);
+}
+END_TEST
+
+/* watches=N: change-aware lifetimes on a virtio-fs share (docs/host-changes.md). */
+START_TEST(test_share_watches)
+{
+	number_word("watches", "watches must be a number", FS_WATCHES_MAX, watches_of);
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d"), 0);
+	ck_assert_uint_eq(cfg.shares[0].opts.watches, 0);
 }
 END_TEST
 
@@ -531,6 +558,7 @@ static Suite *cli_shares_suite(void)
 	tc = tcase_create("shares");
 	tcase_add_test(tc, test_fs_share_every_option);
 	tcase_add_test(tc, test_fs_share_defaults);
+	tcase_add_test(tc, test_share_watches);
 	tcase_add_test(tc, test_9p_share_options);
 	tcase_add_test(tc, test_share_without_eq_refused);
 	tcase_add_test(tc, test_share_empty_tag_refused);

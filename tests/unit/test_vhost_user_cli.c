@@ -274,6 +274,27 @@ START_TEST(t_dax_window)
 }
 END_TEST
 
+/* --watches N and -o watches=N: change-aware lifetimes (docs/host-changes.md). */
+START_TEST(t_watches)
+{
+	ck_assert_int_eq(PARSE("--socket-path", "/s", "--shared-dir", "/d"), 0);
+	ck_assert_uint_eq(c.opts.watches, 0);
+	ck_assert_int_eq(PARSE("--socket-path", "/s", "--shared-dir", "/d", "--watches", "64"), 0);
+	ck_assert_uint_eq(c.opts.watches, 64);
+	ck_assert_int_eq(PARSE("--socket-path", "/s", "-o", "source=/d,cache=always,watches=8"), 0);
+	ck_assert_uint_eq(c.opts.watches, 8);
+	for (int i = 0; i < 4; i++) {
+		static const char *const bad[] = { "-1", "lots", "1048577",
+						   "00000000000000000000001" };
+
+		ck_assert_int_lt(PARSE("--socket-path", "/s", "--shared-dir", "/d", "--watches",
+				       bad[i]), 0);
+		ck_assert_ptr_nonnull(strstr(err, "--watches"));
+	}
+	ck_assert_int_lt(PARSE("--socket-path", "/s", "-o", "source=/d,watches=x"), 0);
+}
+END_TEST
+
 START_TEST(t_rlimit_nofile_is_kept)
 {
 	struct rlimit rl;
@@ -365,6 +386,7 @@ int main(void)
 	tcase_add_test(tc, t_rust_virtiofsd_options);
 	tcase_add_test(tc, t_rlimit_nofile_is_kept);
 	tcase_add_test(tc, t_dax_window);
+	tcase_add_test(tc, t_watches);
 	tcase_add_test(tc, t_called_as_virtiofsd);
 	tcase_add_test(tc, t_socket_activation);
 	tcase_add_test(tc, t_cloud_hypervisor);
