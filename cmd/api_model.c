@@ -143,7 +143,14 @@ static void put_action(struct api_vm *a, const struct json_doc *d, struct api_re
 	} else if (json_str_eq(d, v, "SendCtrlAltDel")) {
 		if (a->state != API_RUNNING || !a->ctrl_alt_del)
 			return api_fault(rep, 409, "SendCtrlAltDel: the VM is not running");
-		a->ctrl_alt_del(a->ctx);
+		int rc = a->ctrl_alt_del(a->ctx);
+
+		if (rc == -ENODEV)
+			return api_fault(rep, 409, "SendCtrlAltDel: the guest has not enabled its "
+					 "keyboard (no i8042/atkbd driver yet, or none)");
+		if (rc < 0)
+			return api_fault(rep, 409, "SendCtrlAltDel: the guest has not read the "
+					 "keys sent before; try again later");
 	} else {
 		api_fault(rep, 400, "actions: action_type must be InstanceStart or SendCtrlAltDel");
 	}

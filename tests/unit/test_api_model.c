@@ -197,9 +197,14 @@ START_TEST(test_routing_errors)
 }
 END_TEST
 
-static void count_cad(void *ctx)
+static int cad_rc;
+
+/* The VM's keyboard: counts the presses it takes, else answers cad_rc. */
+static int count_cad(void *ctx)
 {
-	ctrl_alt_dels++;
+	if (cad_rc == 0)
+		ctrl_alt_dels++;
+	return cad_rc;
 }
 
 START_TEST(test_actions_and_state)
@@ -224,6 +229,15 @@ START_TEST(test_actions_and_state)
 	FAULT("\"state\":\"Running\"");
 	FAULT("\"kernel_image_path\":\"/k\"");
 	ck_assert_int_eq(req("PUT", "/actions", "{\"action_type\":\"SendCtrlAltDel\"}"), 204);
+	ck_assert_int_eq(ctrl_alt_dels, 1);
+	/* A guest without a keyboard driver, or one not reading its keys: the caller is told. */
+	cad_rc = -ENODEV;
+	ck_assert_int_eq(req("PUT", "/actions", "{\"action_type\":\"SendCtrlAltDel\"}"), 409);
+	FAULT("has not enabled its keyboard");
+	cad_rc = -ENOSPC;
+	ck_assert_int_eq(req("PUT", "/actions", "{\"action_type\":\"SendCtrlAltDel\"}"), 409);
+	FAULT("has not read the keys");
+	cad_rc = 0;
 	ck_assert_int_eq(ctrl_alt_dels, 1);
 }
 END_TEST

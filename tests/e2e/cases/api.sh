@@ -4,7 +4,9 @@
 # PUTs the boot source, the machine config and a virtio-fs share, then
 # InstanceStart; the guest mounts the share and prints the host's marker
 # file; GET / says Running; a configuring PUT is now refused with 409;
-# SendCtrlAltDel ends the VM and the VMM exits 0, its socket file gone.
+# SendCtrlAltDel presses Ctrl+Alt+Del on the VM's i8042 keyboard: the
+# guest's init gets the kernel's SIGINT, says so, syncs and reboots, and
+# the VMM exits 0, its socket file gone.
 CASE_TIMEOUT=240
 
 . "${E2E_DIR:-}/cases/api-lib.inc"
@@ -48,8 +50,15 @@ case_host() {
 	rc=$?
 	tr -d '\r' <"$w/console.raw" >"$GUEST_LOG"
 	[ $rc -eq 0 ] || { echo "after SendCtrlAltDel the VMM exited $rc, want 0"; return 1; }
+	grep -q '^STAINLESS-GUEST-CTRLALTDEL$' "$GUEST_LOG" ||
+		{ echo "the guest's init never saw Ctrl+Alt+Del ($(tail -n 1 "$GUEST_LOG"))"; return 1; }
+	echo "ok   the guest's init saw Ctrl+Alt+Del and rebooted cleanly"
+	grep -q 'serio: i8042 KBD port at 0x60,0x64 irq 1' "$GUEST_LOG" &&
+		echo "ok   the guest found the i8042 keyboard port"
+	grep -q 'i8042:.*\(timeout\|giving up\)' "$GUEST_LOG" &&
+		{ echo "the guest's i8042 probe complained: $(grep 'i8042' "$GUEST_LOG" | head -n 3)"; return 1; }
 	[ ! -e "$w/api.sock" ] || { echo "the socket file is left behind"; return 1; }
-	echo "api: configured over the socket with curl, the guest read the share, Running, 409 after start, SendCtrlAltDel -> exit 0 ($(( $(date +%s) - t0 ))s)"
+	echo "api: configured over the socket with curl, the guest read the share, Running, 409 after start, SendCtrlAltDel -> the guest's init rebooted, exit 0 ($(( $(date +%s) - t0 ))s)"
 }
 
 case_guest() {
