@@ -139,7 +139,8 @@ int api_hub_request(struct fuse_hub *const *hubs, const struct vm_config *cfg,
 	}
 	snprintf(res, sizeof(res), "fs-hub/%s%s%.40s", tag, name ? "/shares/" : "", name ? name : "");
 	if ((i = find_hub(cfg, tag)) < 0) {
-		snprintf(msg, msglen, "fs-hub/%s: no --fs-hub %s=DIR on the command line", tag, tag);
+		snprintf(msg, msglen, "fs-hub/%s: no such hub (--fs-hub %s=DIR, or PUT /fs-hub/%s "
+			 "before InstanceStart)", tag, tag, tag);
 		return 404;
 	}
 	if (!hubs[i]) {

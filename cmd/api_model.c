@@ -25,6 +25,7 @@ static const struct api_route routes[] = {
 	{ "/machine-config", api_put_machine_config },
 	{ "/fs/", api_put_fs },
 	{ "/9p/", api_put_9p },
+	{ "/fs-hub/", api_put_fs_hub },
 	{ "/vsock", api_put_vsock },
 	{ "/console", api_put_console },
 	{ "/rng", api_put_rng },
@@ -71,8 +72,6 @@ static void out_share(struct json_out *o, const struct vm_share *sh)
 	json_out_fmt(o, ",\"readonly\":%s,\"xattr_map\":%s,\"devices\":%s",
 		     f->readonly ? "true" : "false", f->xattr_map ? "true" : "false",
 		     f->devices ? "true" : "false");
-	if (sh->is_hub)
-		json_out_raw(o, ",\"fs_hub\":true");
 	if (sh->is_9p)
 		json_out_fmt(o, ",\"msize\":%u", f->msize ? f->msize : P9_MSIZE_DEFAULT);
 	else
@@ -83,13 +82,14 @@ static void out_share(struct json_out *o, const struct vm_share *sh)
 	json_out_raw(o, "}");
 }
 
-static void out_shares(struct json_out *o, const struct vm_config *c, bool is_9p)
+/* The shares of one kind, under the config file's name for them. */
+static void out_shares(struct json_out *o, const struct vm_config *c, bool is_9p, bool is_hub)
 {
 	bool first = true;
 
-	json_out_fmt(o, ",\"%s\":[", is_9p ? "9p" : "fs");
+	json_out_fmt(o, ",\"%s\":[", is_9p ? "9p" : is_hub ? "fs-hub" : "fs");
 	for (unsigned i = 0; i < c->nr_shares; i++) {
-		if (c->shares[i].is_9p != is_9p)
+		if (c->shares[i].is_9p != is_9p || c->shares[i].is_hub != is_hub)
 			continue;
 		if (!first)
 			json_out_raw(o, ",");
@@ -114,8 +114,9 @@ static void get_vm(const struct api_vm *a, struct api_reply *rep)
 	out_opt_str(&o, "boot_args", c->cmdline, true);
 	json_out_fmt(&o, "},\"machine-config\":{\"vcpu_count\":%u,\"mem_size_mib\":%llu}",
 		     c->cpus, (unsigned long long)(c->mem >> 20));
-	out_shares(&o, c, false);
-	out_shares(&o, c, true);
+	out_shares(&o, c, false, false);
+	out_shares(&o, c, true, false);
+	out_shares(&o, c, false, true);
 	json_out_fmt(&o, ",\"console\":{\"mode\":\"%s\"", consoles[c->console]);
 	if (c->console == CONSOLE_FILE)
 		out_opt_str(&o, "path", c->console_path, true);
@@ -143,7 +144,14 @@ static void put_action(struct api_vm *a, const struct json_doc *d, struct api_re
 	} else if (json_str_eq(d, v, "SendCtrlAltDel")) {
 		if (a->state != API_RUNNING || !a->ctrl_alt_del)
 			return api_fault(rep, 409, "SendCtrlAltDel: the VM is not running");
-		a->ctrl_alt_del(a->ctx);
+		int rc = a->ctrl_alt_del(a->ctx);
+
+		if (rc == -ENODEV)
+			return api_fault(rep, 409, "SendCtrlAltDel: the guest has not enabled its "
+					 "keyboard (no i8042/atkbd driver yet, or none)");
+		if (rc < 0)
+			return api_fault(rep, 409, "SendCtrlAltDel: the guest has not read the "
+					 "keys sent before; try again later");
 	} else {
 		api_fault(rep, 400, "actions: action_type must be InstanceStart or SendCtrlAltDel");
 	}
@@ -200,7 +208,10 @@ void api_handle(struct api_vm *a, const char *method, const char *path,
 			return;
 		return put_action(a, &a->doc, rep);
 	}
-	if (strncmp(path, "/fs-hub/", 8) == 0) {
+	/* /fs-hub/TAG/shares/NAME and GET /fs-hub/TAG run on the hub; PUT /fs-hub/TAG
+	 * configures one (below). */
+	if (strncmp(path, "/fs-hub/", 8) == 0 &&
+	    (strchr(path + 8, '/') || strcmp(method, "PUT") != 0)) {
 		rep->status = api_hub_request(a->hubs, a->cfg, method, path + 8, &a->doc, body, len,
 					      rep->body, sizeof(rep->body), msg, sizeof(msg));
 		if (rep->status >= 400)
@@ -251,6 +262,7 @@ int api_config_doc(struct api_vm *a, const char *text, size_t len, char *err, si
 		{ "machine-config", api_put_machine_config, false },
 		{ "fs", api_put_fs, true },
 		{ "9p", api_put_9p, true },
+		{ "fs-hub", api_put_fs_hub, true },
 		{ "vsock", api_put_vsock, false },
 		{ "console", api_put_console, false },
 		{ "rng", api_put_rng, false },

@@ -24,8 +24,9 @@ struct api_vm {
 	struct vm_config *cfg;
 	enum api_state state;
 	bool start;               /* InstanceStart accepted: the configuration wait ends */
-	/* SendCtrlAltDel on a running VM; set by whoever runs it. */
-	void (*ctrl_alt_del)(void *ctx);
+	/* SendCtrlAltDel on a running VM (0, -ENODEV: no keyboard driver,
+	 * -ENOSPC: keys not read yet); set by whoever runs it. */
+	int (*ctrl_alt_del)(void *ctx);
 	void *ctx;
 	/* What cfg's strings point at once the API or the file set them. */
 	char kernel[API_STR_MAX], initrd[API_STR_MAX], cmdline[API_STR_MAX];

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/fail.h"
 
@@ -159,20 +160,39 @@ struct share_field {
 	const char *name;
 	const char *word;      /* the option word; a boolean field adds it when true */
 	enum { SF_BOOL, SF_STRING, SF_SIZE } kind;
-	bool fs, p9;           /* which share kinds have the field */
+	unsigned kinds;        /* which share kinds have the field (SK_*) */
 };
 
+/* The share kinds: --fs, --9p, --fs-hub (whose shares each take readonly when attached). */
+enum share_kind { SK_FS = 1, SK_9P = 2, SK_HUB = 4 };
+
 static const struct share_field share_fields[] = {
-	{ "cache", "cache", SF_STRING, true, false },
-	{ "dax_window_size", "dax", SF_SIZE, true, false },
-	{ "queues", "queues", SF_SIZE, true, false },
-	{ "msize", "msize", SF_SIZE, false, true },
-	{ "readonly", "readonly", SF_BOOL, true, true },
-	{ "xattr", "xattr", SF_BOOL, true, false },
-	{ "xattr_map", "xattr=map", SF_BOOL, true, true },
-	{ "writeback", "writeback", SF_BOOL, true, false },
-	{ "devices", "devices", SF_BOOL, true, true },
+	{ "cache", "cache", SF_STRING, SK_FS | SK_HUB },
+	{ "dax_window_size", "dax", SF_SIZE, SK_FS },
+	{ "queues", "queues", SF_SIZE, SK_FS },
+	{ "msize", "msize", SF_SIZE, SK_9P },
+	{ "readonly", "readonly", SF_BOOL, SK_FS | SK_9P },
+	{ "xattr", "xattr", SF_BOOL, SK_FS | SK_HUB },
+	{ "xattr_map", "xattr=map", SF_BOOL, SK_FS | SK_9P | SK_HUB },
+	{ "writeback", "writeback", SF_BOOL, SK_FS },
+	{ "devices", "devices", SF_BOOL, SK_FS | SK_9P },
 };
+
+static const char *kind_res(enum share_kind k)
+{
+	return k == SK_9P ? "9p" : k == SK_HUB ? "fs-hub" : "fs";
+}
+
+/* With its article, for "... of a 9p share". */
+static const char *kind_name(enum share_kind k)
+{
+	return k == SK_9P ? "a 9p" : k == SK_HUB ? "an fs-hub" : "a virtio-fs";
+}
+
+static enum share_kind share_kind_of(const struct vm_share *sh)
+{
+	return sh->is_9p ? SK_9P : sh->is_hub ? SK_HUB : SK_FS;
+}
 
 static int share_word(const struct json_doc *d, unsigned v, const struct share_field *f,
 		      const char *res, struct fs_options *o, bool is_9p, char *err, size_t errlen)
@@ -203,15 +223,15 @@ static int share_word(const struct json_doc *d, unsigned v, const struct share_f
 }
 
 /* Where a share of this tag goes: its old slot, or a new one. */
-static int share_slot(struct vm_config *cfg, const char *res, const char *tag, bool is_9p,
-		      unsigned *slot, char *err, size_t errlen)
+static int share_slot(struct vm_config *cfg, const char *res, const char *tag,
+		      enum share_kind kind, unsigned *slot, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < cfg->nr_shares; i++) {
 		if (strcmp(cfg->shares[i].tag, tag) != 0)
 			continue;
-		if (cfg->shares[i].is_9p != is_9p)
-			return fail_msg(err, errlen, -EINVAL, "%s: tag '%s' is taken by a %s share", res, tag,
-				   is_9p ? "virtio-fs" : "9p");
+		if (share_kind_of(&cfg->shares[i]) != kind)
+			return fail_msg(err, errlen, -EINVAL, "%s: tag '%s' is taken by %s share", res, tag,
+				   kind_name(share_kind_of(&cfg->shares[i])));
 		*slot = i;
 		return 0;
 	}
@@ -221,14 +241,30 @@ static int share_slot(struct vm_config *cfg, const char *res, const char *tag, b
 	return 0;
 }
 
+/*
+ * A hub's directory is where its shares are opened from while the VM runs,
+ * so it is checked now, when a bad one can still get its 400.
+ */
+static int check_hub_dir(const char *res, const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0)
+		return fail_msg(err, errlen, -EINVAL, "%s: shared_dir %s: %s", res, dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return fail_msg(err, errlen, -EINVAL, "%s: shared_dir %s: not a directory", res, dir);
+	return 0;
+}
+
 static int put_share(struct api_vm *a, const struct json_doc *d, unsigned obj, const char *id,
-		     bool is_9p, char *err, size_t errlen)
+		     enum share_kind sk, char *err, size_t errlen)
 {
 	static const char *const names[] = { "tag", "shared_dir", "cache", "dax_window_size",
 		"queues", "msize", "readonly", "xattr", "xattr_map", "writeback", "devices", NULL };
 	char res[64], tag[VM_TAG_MAX + 8], dir[sizeof(a->cfg->share_specs[0])];
-	const char *kind = is_9p ? "9p" : "fs";
-	struct vm_share sh = { .is_9p = is_9p };
+	const char *kind = kind_res(sk);
+	bool is_9p = sk == SK_9P;
+	struct vm_share sh = { .is_9p = is_9p, .is_hub = sk == SK_HUB };
 	unsigned v, slot = 0;
 	int rc;
 
@@ -257,13 +293,17 @@ static int put_share(struct api_vm *a, const struct json_doc *d, unsigned obj, c
 
 		if (!(v = api_member(d, obj, f->name)))
 			continue;
-		if (!(is_9p ? f->p9 : f->fs))
-			return fail_msg(err, errlen, -EINVAL, "%s: %s is not an option of a %s share", res,
-				   f->name, is_9p ? "9p" : "virtio-fs");
+		if (!(f->kinds & sk))
+			return fail_msg(err, errlen, -EINVAL, "%s: %s is not an option of %s share%s",
+				   res, f->name, kind_name(sk),
+				   sk == SK_HUB && !strcmp(f->name, "readonly") ?
+				   " (readonly is per share, when it is attached)" : "");
 		if ((rc = share_word(d, v, f, res, &sh.opts, is_9p, err, errlen)) < 0)
 			return rc;
 	}
-	if ((rc = share_slot(a->cfg, res, tag, is_9p, &slot, err, errlen)) < 0)
+	if (sk == SK_HUB && (rc = check_hub_dir(res, dir, err, errlen)) < 0)
+		return rc;
+	if ((rc = share_slot(a->cfg, res, tag, sk, &slot, err, errlen)) < 0)
 		return rc;
 	strcpy(sh.tag, tag);
 	strcpy(a->cfg->share_specs[slot], dir);
@@ -277,13 +317,19 @@ static int put_share(struct api_vm *a, const struct json_doc *d, unsigned obj, c
 int api_put_fs(struct api_vm *a, const struct json_doc *d, unsigned obj, const char *id,
 	       char *err, size_t errlen)
 {
-	return put_share(a, d, obj, id, false, err, errlen);
+	return put_share(a, d, obj, id, SK_FS, err, errlen);
 }
 
 int api_put_9p(struct api_vm *a, const struct json_doc *d, unsigned obj, const char *id,
 	       char *err, size_t errlen)
 {
-	return put_share(a, d, obj, id, true, err, errlen);
+	return put_share(a, d, obj, id, SK_9P, err, errlen);
+}
+
+int api_put_fs_hub(struct api_vm *a, const struct json_doc *d, unsigned obj, const char *id,
+		   char *err, size_t errlen)
+{
+	return put_share(a, d, obj, id, SK_HUB, err, errlen);
 }
 
 /*

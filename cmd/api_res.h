@@ -18,7 +18,7 @@ typedef int api_put_fn(struct api_vm *a, const struct json_doc *d, unsigned obj,
 		       const char *id, char *err, size_t errlen);
 
 api_put_fn api_put_boot_source, api_put_machine_config, api_put_fs, api_put_9p,
-	   api_put_vsock, api_put_console, api_put_rng;
+	   api_put_fs_hub, api_put_vsock, api_put_console, api_put_rng;
 
 /* Looks a member up by name: the value's token index, or 0 (never a value). */
 unsigned api_member(const struct json_doc *d, unsigned obj, const char *name);

@@ -90,19 +90,18 @@ static void hook_service(void *ctx, const struct pollfd *p)
 	api_server_service(&ra->srv, p);
 }
 
-static void ctrl_alt_del(void *ctx)
+static int ctrl_alt_del(void *ctx)
 {
 	struct run_api *ra = ctx;
 
-	if (ra->stop)
-		ra->stop(ra->vm);
+	return ra->ctrl_alt_del ? ra->ctrl_alt_del(ra->vm) : -ENODEV;
 }
 
-static void hook_running(void *ctx, void (*stop)(void *vm), void *vm)
+static void hook_running(void *ctx, int (*cad)(void *vm), void *vm)
 {
 	struct run_api *ra = ctx;
 
-	ra->stop = stop;
+	ra->ctrl_alt_del = cad;
 	ra->vm = vm;
 	ra->api.state = API_RUNNING;
 	ra->api.ctrl_alt_del = ctrl_alt_del;

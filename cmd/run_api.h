@@ -21,7 +21,7 @@ struct run_api {
 	struct api_vm api;
 	struct api_server srv;
 	bool serving;
-	void (*stop)(void *vm);   /* the running VM's clean stop, for SendCtrlAltDel */
+	int (*ctrl_alt_del)(void *vm); /* the running VM's keyboard, for SendCtrlAltDel */
 	void *vm;
 	char file[RUN_CONFIG_MAX + 1];
 };

@@ -218,7 +218,8 @@ static const struct sc_rule vu_dax_rules[] = {
 
 static const struct sc_rule vcpu_rules[] = {
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_RUN) }, "KVM_RUN: run the guest until it exits to us" },
-	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQ_LINE) }, "the UART's interrupt line (serial.c, on a register write)" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQ_LINE) },
+	  "the UART's and the keyboard's interrupt lines (serial.c, i8042.c: on a register access)" },
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IOEVENTFD) }, "virtio-mmio QueueNotify: kicks bypass us (queue ready / reset)" },
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQFD) }, "virtio-mmio interrupts (transport set-up on the first status writes)" },
 	{ SCMP_SYS(poll), 0, 1, { ARG_EQ(2, 0) }, "a device reset drops stale kicks: a zero-timeout look, never a wait" },
@@ -363,6 +364,8 @@ static const struct sc_rule run_control_rules[] = {
 	  "... glibc's tcsetattr reads the mode before and after TCSETS (a guest's exit on a TTY)" },
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQFD) }, "teardown: a transport releases its interrupts" },
 	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IOEVENTFD) }, "teardown: a transport releases its kicks" },
+	{ SCMP_SYS(ioctl), 0, 1, { IOCTL(KVM_IRQ_LINE) },
+	  "SendCtrlAltDel: the first key raises the keyboard's IRQ 1 (i8042.c)" },
 	{ SCMP_SYS(accept4), .why = "--api-sock: a client connects" },
 	{ SCMP_SYS(getsockopt), 0, 1, { ARG_EQ(2, SO_PEERCRED) },
 	  "... and says who it is: only the VMM's own user (or root) is served" },

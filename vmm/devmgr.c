@@ -44,6 +44,14 @@ static void serial_irq(void *ctx, int level)
 	kvm_irq_line(d->kvm, SERIAL_IRQ, level);
 }
 
+/* The keyboard's interrupt line: IRQ 1, as on a PC. */
+static void i8042_irq(void *ctx, int level)
+{
+	struct devmgr *d = ctx;
+
+	kvm_irq_line(d->kvm, I8042_KBD_IRQ, level);
+}
+
 /*
  * Give each of a device's shared-memory regions (a DAX window) its own
  * memory slot above RAM, 1 GiB aligned, and tell the transport where.
@@ -181,9 +189,10 @@ int devmgr_setup(struct devmgr *d, const struct devmgr_config *c)
 	serial_init(&d->serial, c->console_fd, serial_irq, d);
 	rc = bus_register(&d->pio, SERIAL_PORT_BASE, SERIAL_PORTS, serial_access,
 			  &d->serial, "ttyS0");
-	d->i8042 = (struct i8042){ .reset = c->reset, .ctx = c->ctx };
+	i8042_init(&d->i8042, c->reset, c->ctx, i8042_irq, d);
 	if (rc == 0)
-		rc = bus_register(&d->pio, I8042_DATA_PORT, 5, i8042_access, &d->i8042, "i8042");
+		rc = bus_register(&d->pio, I8042_DATA_PORT, I8042_PORTS, i8042_access, &d->i8042,
+				  "i8042");
 	if (rc < 0)
 		return fail(rc, "cannot register legacy devices: %s", strerror(-rc));
 	if (c->cfg->rng) {
@@ -232,6 +241,7 @@ void devmgr_destroy(struct devmgr *d)
 		vsock_host_close(&d->vsock_host);
 	d->vsock_open = false;
 	serial_destroy(&d->serial);
+	i8042_destroy(&d->i8042);
 }
 
 int devmgr_guest_cmdline(const struct devmgr *d, const char *base, char *buf, size_t n)

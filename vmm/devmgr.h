@@ -2,8 +2,8 @@
 /*
  * The device manager of `stainless run`: where each device lives in the
  * guest and how it raises interrupts. It owns the port and MMIO buses, the
- * legacy devices (8250 UART on COM1, i8042 for reset), and the virtio
- * devices, each on its own virtio-mmio window (VIRTIO_MMIO_BASE upward,
+ * legacy devices (8250 UART on COM1, i8042 for reset and the keyboard),
+ * and the virtio devices, each on its own virtio-mmio window (VIRTIO_MMIO_BASE upward,
  * one IOAPIC pin each from VIRTIO_IRQ_FIRST) with its shared-memory
  * regions (DAX windows) in memory slots above RAM; and it writes what the
  * guest must be told about them on its kernel command line (no ACPI).

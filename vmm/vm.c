@@ -211,10 +211,12 @@ static void vm_quit(void *ctx)
 	vm_request_stop(ctx, 0, NULL);
 }
 
-/* SendCtrlAltDel: the VM ends as when the guest pulls the i8042 reset line. */
-static void vm_ctl_stop(void *ctx)
+/* SendCtrlAltDel: the keys go to the guest, whose init decides (i8042.h). */
+static int vm_ctrl_alt_del(void *ctx)
 {
-	vm_guest_reset(ctx);
+	struct vm *vm = ctx;
+
+	return i8042_ctrl_alt_del(&vm->dm.i8042);
 }
 
 /*
@@ -226,7 +228,7 @@ static int vm_main_loop(struct vm *vm, int sfd)
 	const struct vm_hooks *h = vm->hooks;
 
 	if (h->running)
-		h->running(h->ctl_ctx, vm_ctl_stop, vm);
+		h->running(h->ctl_ctx, vm_ctrl_alt_del, vm);
 	while (!atomic_load(&vm->stop_requested)) {
 		struct pollfd p[3] = {
 			{ .fd = sfd, .events = POLLIN },

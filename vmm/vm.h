@@ -21,13 +21,13 @@ struct vm_hooks {
 	 * A source the control loop serves besides signals and stop
 	 * requests (run's API socket, cmd/run_api.c), so the loop knows
 	 * nothing of it: its fd and timeout before each poll, its turn after.
-	 * running() is called once the vCPUs run, with the VM's clean stop
-	 * (as a guest reset through the i8042). NULL: none.
+	 * running() is called once the vCPUs run, with the VM's Ctrl+Alt+Del
+	 * (i8042_ctrl_alt_del: 0, -ENODEV or -ENOSPC). NULL: none.
 	 */
 	void (*ctl_pollfd)(void *ctx, struct pollfd *p);
 	int (*ctl_timeout_ms)(void *ctx);
 	void (*ctl_service)(void *ctx, const struct pollfd *p);
-	void (*running)(void *ctx, void (*stop)(void *vm), void *vm);
+	void (*running)(void *ctx, int (*ctrl_alt_del)(void *vm), void *vm);
 	void *ctl_ctx;
 };
 

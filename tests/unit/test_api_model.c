@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <fcntl.h>
+#include <unistd.h>
 
 #include "cmd/api_model.h"
 #include "fs/fuse/fuse_hub.h"
@@ -197,9 +198,14 @@ START_TEST(test_routing_errors)
 }
 END_TEST
 
-static void count_cad(void *ctx)
+static int cad_rc;
+
+/* The VM's keyboard: counts the presses it takes, else answers cad_rc. */
+static int count_cad(void *ctx)
 {
-	ctrl_alt_dels++;
+	if (cad_rc == 0)
+		ctrl_alt_dels++;
+	return cad_rc;
 }
 
 START_TEST(test_actions_and_state)
@@ -224,6 +230,15 @@ START_TEST(test_actions_and_state)
 	FAULT("\"state\":\"Running\"");
 	FAULT("\"kernel_image_path\":\"/k\"");
 	ck_assert_int_eq(req("PUT", "/actions", "{\"action_type\":\"SendCtrlAltDel\"}"), 204);
+	ck_assert_int_eq(ctrl_alt_dels, 1);
+	/* A guest without a keyboard driver, or one not reading its keys: the caller is told. */
+	cad_rc = -ENODEV;
+	ck_assert_int_eq(req("PUT", "/actions", "{\"action_type\":\"SendCtrlAltDel\"}"), 409);
+	FAULT("has not enabled its keyboard");
+	cad_rc = -ENOSPC;
+	ck_assert_int_eq(req("PUT", "/actions", "{\"action_type\":\"SendCtrlAltDel\"}"), 409);
+	FAULT("has not read the keys");
+	cad_rc = 0;
 	ck_assert_int_eq(ctrl_alt_dels, 1);
 }
 END_TEST
@@ -269,6 +284,104 @@ START_TEST(test_config_doc_refusals)
 }
 END_TEST
 
+/* PUT /fs-hub/TAG: a hub configured before start, checked as --fs-hub is. */
+START_TEST(test_fs_hub_put)
+{
+	char base[] = "/tmp/api-hubput-XXXXXX", file[64], body[160];
+
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(file, sizeof(file), "%s/f", base);
+	close(open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+	snprintf(body, sizeof(body), "{\"shared_dir\":\"%s\",\"cache\":\"never\",\"xattr\":true}", base);
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod", body), 204);
+	ck_assert_uint_eq(cfg.nr_shares, 1);
+	ck_assert(cfg.shares[0].is_hub && !cfg.shares[0].is_9p);
+	ck_assert_str_eq(cfg.shares[0].tag, "pod");
+	ck_assert_str_eq(cfg.shares[0].dir, base);
+	ck_assert_int_eq(cfg.shares[0].opts.cache, FS_CACHE_NEVER);
+	ck_assert(cfg.shares[0].opts.xattr);
+	ck_assert_int_eq(req("GET", "/", NULL), 200);
+	FAULT("\"fs-hub\":[{\"tag\":\"pod\"");
+	FAULT("\"fs\":[]");
+	/* The same tag again replaces it; the share list stays as long. */
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod", body), 204);
+	ck_assert_uint_eq(cfg.nr_shares, 1);
+
+	/* Each refusal changes nothing. */
+	ck_assert_int_eq(req("PUT", "/fs-hub/x", "{\"shared_dir\":\"/nonexistent-hub-dir\"}"), 400);
+	FAULT("fs-hub/x: shared_dir /nonexistent-hub-dir: No such file or directory");
+	snprintf(body, sizeof(body), "{\"shared_dir\":\"%s\"}", file);
+	ck_assert_int_eq(req("PUT", "/fs-hub/x", body), 400);
+	FAULT("not a directory");
+	snprintf(body, sizeof(body), "{\"shared_dir\":\"%s\",\"readonly\":true}", base);
+	ck_assert_int_eq(req("PUT", "/fs-hub/x", body), 400);
+	FAULT("fs-hub/x: readonly is not an option of an fs-hub share (readonly is per share");
+	snprintf(body, sizeof(body), "{\"shared_dir\":\"%s\",\"dax_window_size\":\"1G\"}", base);
+	ck_assert_int_eq(req("PUT", "/fs-hub/x", body), 400);
+	FAULT("dax_window_size is not an option of an fs-hub share");
+	ck_assert_int_eq(req("PUT", "/fs-hub/x", "{}"), 400);
+	FAULT("fs-hub/x: shared_dir is required");
+	ck_assert_int_eq(req("PUT", "/fs-hub/a%b", "{}"), 400);
+	FAULT("tag 'a%b'");
+	/* A tag is one share's, whatever its kind. */
+	snprintf(body, sizeof(body), "{\"shared_dir\":\"%s\"}", base);
+	ck_assert_int_eq(req("PUT", "/fs/pod", body), 400);
+	FAULT("fs/pod: tag 'pod' is taken by an fs-hub share");
+	ck_assert_int_eq(req("PUT", "/9p/pod", body), 400);
+	FAULT("9p/pod: tag 'pod' is taken by an fs-hub share");
+	ck_assert_int_eq(req("PUT", "/fs/d", body), 204);
+	ck_assert_int_eq(req("PUT", "/fs-hub/d", body), 400);
+	FAULT("fs-hub/d: tag 'd' is taken by a virtio-fs share");
+	ck_assert_uint_eq(cfg.nr_shares, 2);
+	/* Too many devices: the 17th share of any kind. */
+	for (unsigned i = cfg.nr_shares; i < VM_MAX_SHARES; i++) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "/fs/s%u", i);
+		ck_assert_int_eq(req("PUT", path, body), 204);
+	}
+	ck_assert_int_eq(req("PUT", "/fs-hub/more", body), 400);
+	FAULT("fs-hub/more: too many shares (at most 16)");
+	ck_assert_uint_eq(cfg.nr_shares, VM_MAX_SHARES);
+	/* Shares are attached once it runs; before that there is no device. */
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod/shares/c1", "{\"path\":\"c1\"}"), 409);
+	FAULT("the VM has not started");
+	/* After start: configuring is refused, before the body is read. */
+	api.start = true;
+	ck_assert_int_eq(req("PUT", "/fs-hub/pod", "not json"), 409);
+	FAULT("/fs-hub/pod: the VM has started; configure before InstanceStart");
+	unlink(file);
+	rmdir(base);
+}
+END_TEST
+
+/* The config file's "fs-hub": a list of hubs, each with its tag. */
+START_TEST(test_config_doc_fs_hub)
+{
+	char base[] = "/tmp/api-hubdoc-XXXXXX", doc[256], err[256];
+
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(doc, sizeof(doc), "{\"boot-source\":{\"kernel_image_path\":\"/k\"},"
+		 "\"fs-hub\":[{\"tag\":\"pod\",\"shared_dir\":\"%s\",\"cache\":\"always\"}]}", base);
+	ck_assert_int_eq(api_config_doc(&api, doc, strlen(doc), err, sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.nr_shares, 1);
+	ck_assert(cfg.shares[0].is_hub);
+	ck_assert_str_eq(cfg.shares[0].tag, "pod");
+	ck_assert_int_eq(cfg.shares[0].opts.cache, FS_CACHE_ALWAYS);
+	snprintf(doc, sizeof(doc), "{\"fs-hub\":[{\"shared_dir\":\"%s\"}]}", base);
+	ck_assert_int_eq(api_config_doc(&api, doc, strlen(doc), err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "fs-hub: tag is required"), "%s", err);
+	snprintf(doc, sizeof(doc), "{\"fs-hub\":{\"tag\":\"pod\",\"shared_dir\":\"%s\"}}", base);
+	ck_assert_int_eq(api_config_doc(&api, doc, strlen(doc), err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "fs-hub: expected a list"), "%s", err);
+	snprintf(doc, sizeof(doc), "{\"fs-hub\":[{\"tag\":\"q\",\"shared_dir\":\"/nonexistent-hub-dir\"}]}");
+	ck_assert_int_eq(api_config_doc(&api, doc, strlen(doc), err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "fs-hub/q: shared_dir /nonexistent-hub-dir: No such file"), "%s", err);
+	ck_assert_uint_eq(cfg.nr_shares, 1);
+	rmdir(base);
+}
+END_TEST
+
 /* /fs-hub/TAG/shares/NAME on a real hub beneath a temporary directory. */
 START_TEST(test_fs_hub_resources)
 {
@@ -289,7 +402,7 @@ START_TEST(test_fs_hub_resources)
 	ck_assert_int_eq(fuse_hub_create(&hub, fd, base, &o), 0);
 	api.hubs[0] = hub;
 	ck_assert_int_eq(req("PUT", "/fs-hub/other/shares/c1", "{\"path\":\"c1\"}"), 404);
-	FAULT("fs-hub/other: no --fs-hub other=DIR");
+	FAULT("fs-hub/other: no such hub");
 	ck_assert_int_eq(req("PUT", "/fs-hub/pod/shares/c1", "{}"), 400);
 	FAULT("fs-hub/pod/shares/c1: path is required");
 	ck_assert_int_eq(req("PUT", "/fs-hub/pod/shares/c1", "{\"path\":\"c1\",\"colour\":1}"), 400);
@@ -337,6 +450,8 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, test_config_doc);
 	tcase_add_test(tc, test_config_doc_refusals);
 	tcase_add_test(tc, test_fs_hub_resources);
+	tcase_add_test(tc, test_fs_hub_put);
+	tcase_add_test(tc, test_config_doc_fs_hub);
 	suite_add_tcase(s, tc);
 	return s;
 }
