@@ -91,6 +91,7 @@ struct fuse_inode {
 	_Atomic bool recent;    /* used since the sweep last passed */
 	_Atomic int32_t wd;     /* a directory's inotify watch (fuse_watch.h): 0 none, -1 asked */
 	bool submount;          /* a directory on another st_dev than its parent */
+	_Atomic bool written;   /* opened for writing or created here (fuse_dax_policy.c) */
 	/* Under the table mutex: */
 	bool hashed;
 	bool cached;            /* on the ring: fd cached, name to reopen by */
