@@ -82,7 +82,7 @@ wait_for() {
 		for l in "$@"; do grep -qE '^GUEST(FIO-DONE|DAX-READ)' "$l" 2>/dev/null && k=$((k + 1)); done
 		[ $k -eq $# ] || [ $t -ge $((limit * 2)) ] && break
 		t=$((t + 1))
-		[ $((t % 120)) -eq 0 ] && say "guests running for $((t / 2))s, $k of $# done"
+		[ $((t % 120)) -eq 0 ] && say "guests running for $((t / 2))s, $k of $# done" >&2
 		sleep 0.5
 	done
 	echo "$k"

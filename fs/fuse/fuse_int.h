@@ -191,9 +191,11 @@ int fuse_op_interrupt(struct fuse_call *c);
 /* fuse_ops_dir.c: reads the next block of the directory last read, if any. */
 bool fuse_dir_read_ahead(struct fuse_server *s);
 
-/* fuse_ops_file.c: the dax=inode policy, FUSE_ATTR_DAX for ino with attributes st. */
+/* fuse_dax_policy.c: the dax=inode policy, FUSE_ATTR_DAX for ino with attributes st. */
 bool fuse_dax_wanted(const struct fuse_server *s, const struct fuse_inode *ino,
 		     const struct stat *st);
+/* ino opened with the host flags fl: for writing or truncating, it is not read-mostly. */
+void fuse_dax_opened(struct fuse_inode *ino, int fl);
 
 /* fuse_passthrough.c: backing ids, one per open inode (params.backing) */
 int fuse_passthrough_init(struct fuse_server *s);

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * FUSE handlers for open files: OPEN, CREATE, TMPFILE, RELEASE, FLUSH,
- * FSYNC, FALLOCATE, LSEEK, COPY_FILE_RANGE, SYNCFS, the DAX hook
- * (SETUPMAPPING/REMOVEMAPPING) and the per-inode DAX policy (dax=inode).
- * READ and WRITE live in fuse_ops_rw.c.
+ * FSYNC, FALLOCATE, LSEEK, COPY_FILE_RANGE, SYNCFS and the DAX hook
+ * (SETUPMAPPING/REMOVEMAPPING). READ and WRITE live in fuse_ops_rw.c.
  */
 #include "fs/fuse/fuse_int.h"
 
@@ -41,33 +40,6 @@ static int host_flags(const struct fuse_server *s, uint32_t f, int *out)
 	return 0;
 }
 
-/*
- * The per-inode DAX policy of a `dax=inode` share: which files the guest
- * should map (FUSE_ATTR_DAX) once the client took FUSE_HAS_INODE_DAX.
- * Worth mapping is a regular file of at least dax-min bytes that is read
- * mostly: no one has opened it for writing (or truncating) or created it
- * through this server since it was entered in the inode table. Small
- * files cost a SETUPMAPPING and a 2 MiB range of the window each for one
- * read; files being written gain nothing from sharing the host's page
- * cache, and a guest that writes through a mapping sends FUSE no WRITE to
- * keep their size and times. Once written, a file stays unmarked while
- * the inode is known; the client drops a mapped inode whose flag went
- * away (fuse_dax_dontcache) and looks it up again as not DAX.
- */
-bool fuse_dax_wanted(const struct fuse_server *s, const struct fuse_inode *ino,
-		     const struct stat *st)
-{
-	return s->inode_dax && S_ISREG(st->st_mode) &&
-	       (uint64_t)st->st_size >= s->opts.dax_min && !atomic_load(&ino->written);
-}
-
-/* An open of ino with the host flags fl: a write makes it not read-mostly. */
-static void dax_opened(struct fuse_inode *ino, int fl)
-{
-	if ((fl & O_ACCMODE) != O_RDONLY || (fl & O_TRUNC))
-		atomic_store(&ino->written, true);
-}
-
 static uint32_t file_open_flags(const struct fuse_server *s)
 {
 	uint32_t f = fuse_open_flags_out(s, false);
@@ -102,7 +74,7 @@ int fuse_op_open(struct fuse_call *c)
 	}
 	if ((fl & O_ACCMODE) != O_RDONLY || (fl & O_TRUNC))
 		fuse_inode_rekey(&c->srv->it, c->ino, fd); /* an overlayfs copy-up */
-	dax_opened(c->ino, fl);
+	fuse_dax_opened(c->ino, fl);
 	r = fuse_handle_add(&c->srv->ht, fd, fl, c->ino, &out.fh);
 	if (r)
 		return r;
@@ -135,7 +107,7 @@ static int reply_created(struct fuse_call *c, int fd, int fl, const char *name)
 		return -ENOENT; /* forgotten already by a misbehaving client */
 	}
 	/* Created or opened for writing: not read-mostly, from this reply on. */
-	atomic_store(&ino->written, true);
+	fuse_dax_opened(ino, O_RDWR);
 	e.attr.flags &= ~(uint32_t)FUSE_ATTR_DAX;
 	r = fuse_handle_add(&c->srv->ht, fd, fl, ino, &out.fh);
 	if (r == 0)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The per-inode DAX policy of a `dax=inode` share (fuse_dax_wanted in
- * fs/fuse/fuse_ops_file.c): INIT offers FUSE_HAS_INODE_DAX only for such a
+ * fs/fuse/fuse_dax_policy.c): INIT offers FUSE_HAS_INODE_DAX only for such a
  * share with a window; then LOOKUP and GETATTR mark
  * FUSE_ATTR_DAX on a regular file of at least dax-min bytes, never on a
  * smaller one or a directory; a file opened for writing or truncating,
