@@ -77,7 +77,7 @@ BENCH_BINS := $(BENCHES:%=$(O)/bench/%)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-seeds
 .PHONY: all check check-run unit host e2e demo demo-run deps clean bench bench-boot bench-stability bench-vq bench-fuse bench-9p bench-vhost bench-vhost-mq bench-guest bench-vsock bench-exec \
-        bench-sandbox bench-realwork bench-build bench-quick bench-report bench-fuse-passthrough
+        bench-sandbox bench-dax bench-realwork bench-build bench-quick bench-report bench-fuse-passthrough
 all: $(O)/stainless
 
 # After all: so that a bare make builds, never installs.
@@ -220,6 +220,12 @@ bench-vhost-mq: $(O)/stainless $(O)/bench/vu_load
 # virtiofsd (nested test host where needed).
 bench-guest: all
 	$(Q)O=$(O) bench/guest.sh
+
+# DAX per file: a small-file walk and a large read under dax=always,
+# dax=inode and no window, and the host memory of 4 guests reading the
+# same files with and without DAX (nested test host where needed).
+bench-dax: all
+	$(Q)O=$(O) bench/dax_bench.sh
 
 # How often a nested guest dies, stainless beside QEMU microvm booting the
 # same guest and share battery, quiet and loaded (issue 23).

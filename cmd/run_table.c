@@ -15,8 +15,9 @@ static const struct opt_def own[] = {
 	{ "console", 0, OPT_VALUE, "WHERE", "stdio", "the guest's serial console: stdio, none or "
 	  "a file", "stdio none", 0, RUN_CONSOLE },
 	{ "fs", 0, OPT_VALUE, "TAG=DIR[,OPTS]", NULL, "a virtio-fs share; OPTS: "
-	  "cache=never|auto|always|metadata, dax=SIZE, readonly, xattr[=map], writeback, "
-	  "devices, queues=N (1..16; default one per vCPU), timeout=SECONDS (a stuck host file "
+	  "cache=never|auto|always|metadata, dax=SIZE, dax=inode (the server picks "
+	  "the files to map), dax-min=SIZE (dax=inode's smallest file, 1M), readonly, xattr[=map], "
+	  "writeback, devices, queues=N (1..16; default one per vCPU), timeout=SECONDS (a stuck host file "
 	  "system answers EIO after it; default 30, 0: wait), watches=N (with cache=always: "
 	  "quiet inodes kept up to 10 s, changed ones 1 s; docs/host-changes.md) (repeatable)", NULL, OPT_REPEAT,
 	  RUN_FS },

@@ -135,7 +135,8 @@ static int parse_one(struct vu_fs_config *c, int opt, const char *v, char *err, 
 		const char *why;
 
 		snprintf(word, sizeof(word), "dax=%s", v);
-		if (fs_options_parse_word(&c->opts, word, false, &why) < 0)
+		/* A size only: dax=inode is run's share option, not a window. */
+		if (strcmp(v, "inode") == 0 || fs_options_parse_word(&c->opts, word, false, &why) < 0)
 			return fail_msg(err, errlen, -EINVAL, "--dax-window '%s': must be a size, "
 					"a multiple of 2M, at most 64G", v);
 		return 0;

@@ -65,6 +65,7 @@ int dax_map(struct dax_window *w, int fd, uint64_t foffset, uint64_t len,
 	if (mmap(w->host + moffset, len, prot, MAP_SHARED | MAP_FIXED, fd,
 		 (off_t)foffset) == MAP_FAILED)
 		return -errno;
+	atomic_fetch_add_explicit(&w->maps, 1, memory_order_relaxed);
 	return 0;
 }
 
@@ -75,5 +76,6 @@ int dax_unmap(struct dax_window *w, uint64_t moffset, uint64_t len)
 	if (mmap(w->host + moffset, len, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_FIXED | MAP_NORESERVE, w->memfd, (off_t)moffset) == MAP_FAILED)
 		return -errno;
+	atomic_fetch_add_explicit(&w->unmaps, 1, memory_order_relaxed);
 	return 0;
 }

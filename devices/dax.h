@@ -11,6 +11,7 @@
 #ifndef STAINLESS_DEVICES_DAX_H
 #define STAINLESS_DEVICES_DAX_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,6 +22,8 @@ struct dax_window {
 	uint8_t *host;
 	uint64_t size;
 	int memfd;
+	/* Ranges mapped and put back since creation (`run --stats`); any queue's worker. */
+	_Atomic uint64_t maps, unmaps;
 };
 
 /* size: a positive multiple of DAX_PAGE. 0 or -errno. */

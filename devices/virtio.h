@@ -25,6 +25,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fs/fs_req.h"
@@ -95,6 +96,9 @@ struct virtio_dev_ops {
 	void (*idle)(struct virtio_dev *dev, unsigned q);
 	/* The driver reset the device: workers are already stopped. */
 	void (*reset)(struct virtio_dev *dev);
+	/* `run --stats`: more words for the device's line (" name=value"...,
+	 * at most len bytes with the NUL). May be NULL. */
+	void (*stats)(const struct virtio_dev *dev, char *buf, size_t len);
 	void (*destroy)(struct virtio_dev *dev);
 };
 

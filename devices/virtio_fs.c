@@ -5,6 +5,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -93,6 +94,20 @@ static int fs_dax_remove(void *ctx, uint64_t moffset, uint64_t len)
 	return dax_unmap(&((struct virtio_fs *)ctx)->dax, moffset, len);
 }
 
+/* With a window: how many ranges the guest had mapped and put back. */
+static void fs_stats(const struct virtio_dev *dev, char *buf, size_t len)
+{
+	const struct virtio_fs *fs = (const struct virtio_fs *)dev;
+
+	if (!fs->dax.size || !len) {
+		buf[0] = '\0';
+		return;
+	}
+	snprintf(buf, len, " dax-maps=%llu dax-unmaps=%llu",
+		 (unsigned long long)atomic_load(&fs->dax.maps),
+		 (unsigned long long)atomic_load(&fs->dax.unmaps));
+}
+
 static const struct fuse_dax_ops fs_dax_ops = {
 	.setup_mapping = fs_dax_setup,
 	.remove_mapping = fs_dax_remove,
@@ -108,6 +123,7 @@ static const struct virtio_dev_ops fs_ops = {
 	.handle = fs_handle,
 	.idle = fs_idle,
 	.reset = fs_reset,
+	.stats = fs_stats,
 	.destroy = fs_destroy,
 };
 

@@ -14,6 +14,15 @@ void fs_options_default(struct fs_options *o)
 	o->cache = FS_CACHE_AUTO;
 	o->msize = P9_MSIZE_DEFAULT;
 	o->call_timeout = FS_CALL_TIMEOUT_DEFAULT;
+	o->dax_min = FS_DAX_MIN_DEFAULT;
+}
+
+/* dax=inode, dax-min=: the per-inode policy, on a window of its own size or the default. */
+static void dax_inode(struct fs_options *o)
+{
+	o->dax_mode = FS_DAX_INODE;
+	if (!o->dax_size)
+		o->dax_size = FS_DAX_INODE_WINDOW;
 }
 
 static const char *const cache_names[] = {
@@ -126,6 +135,19 @@ int fs_options_parse_word(struct fs_options *o, const char *word, bool is_9p,
 		*why = "cache must be never, auto, always or metadata";
 		return -EINVAL;
 	}
+	if (!is_9p && KEY("dax") && val && strcmp(val, "inode") == 0) {
+		dax_inode(o);
+		return 0;
+	}
+	if (!is_9p && KEY("dax-min") && val) {
+		if (parse_size(val, &n) == 0) {
+			o->dax_min = n;
+			dax_inode(o);
+			return 0;
+		}
+		*why = "dax-min= must be a size (0: every file not opened for writing)";
+		return -EINVAL;
+	}
 	if (!is_9p && KEY("dax") && val) {
 		/* The window is mapped in whole pages of a 2 MiB-aligned slot. */
 		if (parse_size(val, &n) == 0 && n > 0 && n % (2u << 20) == 0 &&
@@ -133,7 +155,7 @@ int fs_options_parse_word(struct fs_options *o, const char *word, bool is_9p,
 			o->dax_size = n;
 			return 0;
 		}
-		*why = "dax= must be a size, a multiple of 2M, at most 64G";
+		*why = "dax= must be inode or a size, a multiple of 2M, at most 64G";
 		return -EINVAL;
 	}
 	if (!is_9p && KEY("queues") && val) {

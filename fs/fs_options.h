@@ -13,6 +13,16 @@
 /* metadata (virtiofsd's): attributes and entries kept a day, file data never cached. */
 enum fs_cache { FS_CACHE_NEVER, FS_CACHE_AUTO, FS_CACHE_ALWAYS, FS_CACHE_METADATA };
 
+/*
+ * Which files of a share with a DAX window the guest maps. GUEST: the
+ * guest's mount option decides alone (`-o dax` maps every file), as
+ * before per-inode DAX. INODE (`dax=inode`): the server offers
+ * FUSE_HAS_INODE_DAX and marks FUSE_ATTR_DAX on the files worth mapping
+ * (fs/fuse/fuse_dax_policy.c); a guest mounted with `-o dax=inode`, or
+ * with no dax option, maps those and reads the rest through FUSE.
+ */
+enum fs_dax_mode { FS_DAX_GUEST, FS_DAX_INODE };
+
 struct fs_options {
 	enum fs_cache cache;
 	bool readonly;
@@ -21,6 +31,8 @@ struct fs_options {
 	bool writeback;
 	bool devices;        /* MKNOD may make character/block devices */
 	uint64_t dax_size;   /* virtio-fs DAX window bytes, 0 = none */
+	enum fs_dax_mode dax_mode;
+	uint64_t dax_min;    /* dax=inode: smallest file marked for DAX, bytes */
 	uint32_t msize;      /* 9p: largest message offered, 0 = default */
 	uint32_t queues;     /* virtio-fs request queues, 0 = the VMM's default */
 	/*
@@ -61,6 +73,19 @@ struct fs_options {
 
 /* The most watches a share may ask for (fs/fuse/fuse_watch.h FUSE_WATCH_MAX). */
 #define FS_WATCHES_MAX (1u << 20)
+/*
+ * dax=inode without dax=SIZE: the window it gets. Linux maps 2 MiB ranges,
+ * so 1 GiB holds 512 of them; it is guest-physical space above RAM, host
+ * memory only where a file is mapped.
+ */
+#define FS_DAX_INODE_WINDOW (1ull << 30)
+/*
+ * dax-min's default. A file smaller than this is read through FUSE: a
+ * mapping costs a SETUPMAPPING round trip and a 2 MiB range of the window
+ * however small the file, and many small files evict each other's ranges
+ * (docs/dax.md has the measurement).
+ */
+#define FS_DAX_MIN_DEFAULT (1ull << 20)
 
 #define FS_CALL_TIMEOUT_DEFAULT 30u
 #define FS_CALL_TIMEOUT_MAX 86400u
@@ -84,8 +109,10 @@ int parse_size(const char *s, uint64_t *out);
 
 /*
  * Parse one comma-separated option word of a share spec ("cache=auto",
- * "readonly", "dax=1G", "msize=524288", "xattr", "xattr=map", "writeback",
- * "devices", "queues=2", "watches=64") into o. is_9p selects which words are allowed: 9p serves
+ * "readonly", "dax=1G", "dax=inode", "dax-min=4M", "msize=524288", "xattr",
+ * "xattr=map", "writeback", "devices", "queues=2", "watches=64") into o. "dax=inode" and
+ * "dax-min=SIZE" (which implies dax=inode) give the share a window of
+ * FS_DAX_INODE_WINDOW unless a dax=SIZE, before or after, sets its size. is_9p selects which words are allowed: 9p serves
  * xattrs always, so it takes "xattr=map" but not the bare "xattr", which
  * would change nothing there; for FUSE "xattr=map" implies "xattr". On error returns -EINVAL and
  * points *why at a short reason for the user.

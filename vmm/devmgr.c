@@ -209,7 +209,7 @@ int devmgr_setup(struct devmgr *d, const struct devmgr_config *c)
 	return setup_shares(d, c->cfg);
 }
 
-/* One line per device: how many requests each queue carried. */
+/* One line per device: how many requests each queue carried, and the device's own counts. */
 static void print_stats(const struct devmgr *d, FILE *f)
 {
 	for (unsigned i = 0; i < d->nr_virtio; i++) {
@@ -222,6 +222,8 @@ static void print_stats(const struct devmgr *d, FILE *f)
 		     (size_t)n < sizeof(line); q++)
 			n += snprintf(line + n, sizeof(line) - (size_t)n, " q%u=%llu", q,
 				      (unsigned long long)virtio_dev_requests(v->dev, q));
+		if (v->dev->ops->stats && n > 0 && (size_t)n < sizeof(line))
+			v->dev->ops->stats(v->dev, line + n, sizeof(line) - (size_t)n);
 		fprintf(f, "%s\n", line);
 	}
 }

@@ -192,7 +192,7 @@ static void fill_inode(struct fuse_inode *ino, const struct stat *st, uint32_t b
 	ino->name = NULL;
 	ino->dev = st->st_dev;
 	ino->ino = st->st_ino;
-	ino->type = st->st_mode & S_IFMT;
+	ino->type = (uint16_t)(st->st_mode & S_IFMT);
 	ino->btag = btag;
 	ino->nlookup = 1;
 	ino->owners = NULL;

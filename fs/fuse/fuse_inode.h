@@ -86,12 +86,13 @@ struct fuse_inode {
 	uint64_t nlookup;       /* under the table mutex */
 	/* Under the server's lock mutex: */
 	struct fuse_lock_owner *owners;
-	mode_t type;            /* S_IFMT bits, fixed for the inode's life */
 	uint32_t btag;          /* its birth time folded; 0: the fs gives none */
 	_Atomic int32_t wd;     /* a directory's inotify watch (fuse_watch.h): 0 none, -1 asked */
 	_Atomic uint32_t changed; /* the realtime second a watch last saw it change; 0: never */
+	uint16_t type;          /* S_IFMT bits (16 of them), fixed for the inode's life */
 	_Atomic bool recent;    /* used since the sweep last passed */
 	bool submount;          /* a directory on another st_dev than its parent */
+	_Atomic bool written;   /* opened for writing or created here (fuse_dax_policy.c) */
 	/* Under the table mutex: */
 	bool hashed;
 	bool cached;            /* on the ring: fd cached, name to reopen by */

@@ -71,6 +71,7 @@ struct fuse_server {
 	uint32_t minor;
 	bool submounts, killpriv_v2, writeback, posix_locks, flock_locks, io_uring;
 	bool passthrough;         /* FUSE_PASSTHROUGH taken: open replies may name backing ids */
+	bool inode_dax;           /* FUSE_HAS_INODE_DAX taken: attributes carry FUSE_ATTR_DAX */
 	struct fuse_pt *pt;       /* fuse_passthrough.c; NULL without params.backing */
 	uint32_t max_write;
 	uint64_t timeout_sec;     /* entry and attr validity */
@@ -117,7 +118,7 @@ int fuse_arg_name(struct fuse_call *c, uint32_t *off, const char **name);
 /* The inode number the client sees for st (tagged by device without submounts). */
 uint64_t fuse_attr_ino(struct fuse_server *s, const struct stat *st);
 void fuse_fill_attr(struct fuse_server *s, const struct stat *st,
-		    bool submount, struct fuse_attr *a);
+		    const struct fuse_inode *ino, struct fuse_attr *a);
 void fuse_fill_entry(struct fuse_server *s, struct fuse_inode *ino,
 		     const struct stat *st, struct fuse_entry_out *e);
 int fuse_stat(int fd, struct stat *st);
@@ -189,6 +190,12 @@ int fuse_op_interrupt(struct fuse_call *c);
 
 /* fuse_ops_dir.c: reads the next block of the directory last read, if any. */
 bool fuse_dir_read_ahead(struct fuse_server *s);
+
+/* fuse_dax_policy.c: the dax=inode policy, FUSE_ATTR_DAX for ino with attributes st. */
+bool fuse_dax_wanted(const struct fuse_server *s, const struct fuse_inode *ino,
+		     const struct stat *st);
+/* ino opened with the host flags fl: for writing or truncating, it is not read-mostly. */
+void fuse_dax_opened(struct fuse_inode *ino, int fl);
 
 /* fuse_passthrough.c: backing ids, one per open inode (params.backing) */
 int fuse_passthrough_init(struct fuse_server *s);

@@ -56,7 +56,7 @@ uint64_t fuse_attr_ino(struct fuse_server *s, const struct stat *st)
 }
 
 void fuse_fill_attr(struct fuse_server *s, const struct stat *st,
-		    bool submount, struct fuse_attr *a)
+		    const struct fuse_inode *ino, struct fuse_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->ino = fuse_attr_ino(s, st);
@@ -74,8 +74,10 @@ void fuse_fill_attr(struct fuse_server *s, const struct stat *st,
 	a->gid = st->st_gid;
 	a->rdev = (uint32_t)st->st_rdev;
 	a->blksize = (uint32_t)st->st_blksize;
-	if (submount && s->submounts)
+	if (ino->submount && s->submounts)
 		a->flags |= FUSE_ATTR_SUBMOUNT;
+	if (fuse_dax_wanted(s, ino, st))
+		a->flags |= FUSE_ATTR_DAX;
 }
 
 void fuse_fill_entry(struct fuse_server *s, struct fuse_inode *ino,
@@ -87,7 +89,7 @@ void fuse_fill_entry(struct fuse_server *s, struct fuse_inode *ino,
 	fuse_watch_want(s->watch, ino);
 	e->entry_valid = fuse_watch_lifetime(s, ino, st->st_ctim.tv_sec);
 	e->attr_valid = e->entry_valid;
-	fuse_fill_attr(s, st, ino->submount, &e->attr);
+	fuse_fill_attr(s, st, ino, &e->attr);
 }
 
 /* struct stat from a statx of the basic fields, which the kernel always fills. */
@@ -224,7 +226,7 @@ static int reply_attr(struct fuse_call *c)
 	if (r)
 		return r;
 	out.attr_valid = fuse_watch_lifetime(c->srv, c->ino, st.st_ctim.tv_sec);
-	fuse_fill_attr(c->srv, &st, c->ino->submount, &out.attr);
+	fuse_fill_attr(c->srv, &st, c->ino, &out.attr);
 	return fuse_reply(c, &out, sizeof(out));
 }
 

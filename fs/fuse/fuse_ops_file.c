@@ -74,6 +74,7 @@ int fuse_op_open(struct fuse_call *c)
 	}
 	if ((fl & O_ACCMODE) != O_RDONLY || (fl & O_TRUNC))
 		fuse_inode_rekey(&c->srv->it, c->ino, fd); /* an overlayfs copy-up */
+	fuse_dax_opened(c->ino, fl);
 	r = fuse_handle_add(&c->srv->ht, fd, fl, c->ino, &out.fh);
 	if (r)
 		return r;
@@ -105,6 +106,9 @@ static int reply_created(struct fuse_call *c, int fd, int fl, const char *name)
 		close(fd);
 		return -ENOENT; /* forgotten already by a misbehaving client */
 	}
+	/* Created or opened for writing: not read-mostly, from this reply on. */
+	fuse_dax_opened(ino, O_RDWR);
+	e.attr.flags &= ~(uint32_t)FUSE_ATTR_DAX;
 	r = fuse_handle_add(&c->srv->ht, fd, fl, ino, &out.fh);
 	if (r == 0)
 		fuse_passthrough_reply(c->srv, ino, &out);

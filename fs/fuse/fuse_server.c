@@ -75,6 +75,9 @@ static uint64_t init_wants(const struct fuse_server *s)
 	/* With a DAX window, say mappings may be placed at any page. */
 	if (s->params.dax)
 		want |= FUSE_MAP_ALIGNMENT;
+	/* dax=inode: which files to map is the server's call (fuse_dax_wanted). */
+	if (s->params.dax && o->dax_mode == FS_DAX_INODE)
+		want |= FUSE_HAS_INODE_DAX;
 	return want;
 }
 
@@ -128,6 +131,7 @@ static int fuse_op_init(struct fuse_call *c)
 	out.max_readahead = in.max_readahead;
 	s->io_uring = got & FUSE_OVER_IO_URING;
 	s->passthrough = got & FUSE_PASSTHROUGH;
+	s->inode_dax = got & FUSE_HAS_INODE_DAX;
 	/*
 	 * The backing files' own stacking: a plain file system (depth 0).
 	 * Depth 1 leaves this mount usable as an overlayfs layer; a share on

@@ -169,7 +169,8 @@ static int usage(void)
 		"       fsbattery readonly DIR virtiofs|9p\n"
 		"       fsbattery hold DIR [SECONDS] | mkmany DIR\n"
 		"       fsbattery verify DIR virtiofs|9p [--xattr] [--mmap]\n"
-		"       fsbattery ro-setup DIR | ro-verify DIR | sum FILE\n");
+		"       fsbattery ro-setup DIR | ro-verify DIR | sum FILE\n"
+		"       fsbattery dax-attr FILE | mmap-sum FILE\n");
 	return 2;
 }
 
@@ -283,6 +284,10 @@ int main(int argc, char **argv)
 		unlink(p);
 		return !ok;
 	}
+	if (strcmp(argv[1], "dax-attr") == 0)
+		return fsb_dax_attr(b.dir);
+	if (strcmp(argv[1], "mmap-sum") == 0)
+		return fsb_mmap_sum(b.dir);
 	if (strcmp(argv[1], "sum") == 0) {
 		static char buf[FSB_BIG_CHUNK];
 		uint64_t h = FSB_SUM_SEED;

@@ -110,4 +110,8 @@ int fsb_host_verify(const struct fsb *b);
 int fsb_host_ro_setup(const char *dir);
 int fsb_host_ro_verify(const char *dir);
 
+/* fsbattery_dax.c: per-file DAX (e2e/fs-dax-inode) */
+int fsb_dax_attr(const char *path);
+int fsb_mmap_sum(const char *path);
+
 #endif

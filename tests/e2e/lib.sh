@@ -102,6 +102,7 @@ e2e_run_direct() {
 # keeps small; bench-stability measured that), yet was seen spinning 26 s
 # at a time until the host stopped serving its guest. Real hosts keep
 # their own setting; nothing in stainless changes.
+# E2E_TESTHOST_MEM: its RAM in MiB (2048; bench-dax runs four guests at once).
 # E2E_TESTHOST_CMDLINE: more words for the test host's kernel command line
 # (transparent_hugepage=always puts khugepaged back: the last word wins).
 e2e_run_nested() {
@@ -143,7 +144,7 @@ e2e_run_nested() {
 	# foreground pipeline) lets the trap run at once.
 	{
 		timeout --foreground -s KILL "$secs" qemu-system-x86_64 -M q35 \
-			-accel tcg,thread=multi -cpu EPYC,+svm,+npt -smp 2 -m 2048 \
+			-accel tcg,thread=multi -cpu EPYC,+svm,+npt -smp 2 -m "${E2E_TESTHOST_MEM:-2048}" \
 			-nodefaults -no-user-config -nographic -serial stdio -no-reboot \
 			-pidfile "$pidf" -kernel "$hk" -initrd "$hi" \
 			-append "console=ttyS0 quiet panic=-1 transparent_hugepage=never stainless.cases=$list stainless.verbose=${E2E_VERBOSE:-0} stainless.loglevel=${E2E_GUEST_LOGLEVEL:-5}${E2E_TESTHOST_CMDLINE:+ $E2E_TESTHOST_CMDLINE}" \

@@ -516,6 +516,58 @@ START_TEST(test_fs_options_words_refused)
 }
 END_TEST
 
+/* dax=inode and dax-min=: the per-inode policy, on its own window or one dax=SIZE sizes. */
+START_TEST(test_fs_options_dax_inode)
+{
+	struct fs_options o;
+
+	fs_options_default(&o);
+	ck_assert_int_eq(o.dax_mode, FS_DAX_GUEST);
+	ck_assert_uint_eq(o.dax_min, FS_DAX_MIN_DEFAULT);
+	WORD_OK(&o, "dax=4M", false);
+	ck_assert_int_eq(o.dax_mode, FS_DAX_GUEST);   /* a size alone: the guest decides */
+	WORD_OK(&o, "dax=inode", false);
+	ck_assert_int_eq(o.dax_mode, FS_DAX_INODE);
+	ck_assert_uint_eq(o.dax_size, 4 * MIB);       /* the size given before stays */
+	fs_options_default(&o);
+	WORD_OK(&o, "dax=inode", false);
+	ck_assert_uint_eq(o.dax_size, FS_DAX_INODE_WINDOW);
+	WORD_OK(&o, "dax=256M", false);               /* ... and one given after wins */
+	ck_assert_uint_eq(o.dax_size, 256 * MIB);
+	ck_assert_int_eq(o.dax_mode, FS_DAX_INODE);
+	fs_options_default(&o);
+	WORD_OK(&o, "dax-min=4M", false);             /* implies dax=inode */
+	ck_assert_int_eq(o.dax_mode, FS_DAX_INODE);
+	ck_assert_uint_eq(o.dax_min, 4 * MIB);
+	ck_assert_uint_eq(o.dax_size, FS_DAX_INODE_WINDOW);
+	WORD_OK(&o, "dax-min=0", false);
+	ck_assert_uint_eq(o.dax_min, 0);
+	WORD_OK(&o, "dax-min=65536", false);
+	ck_assert_uint_eq(o.dax_min, 65536);
+	WORD_BAD("dax=Inode", false);
+	WORD_BAD("dax=inodes", false);
+	WORD_BAD("dax-min", false);
+	WORD_BAD("dax-min=", false);
+	WORD_BAD("dax-min=big", false);
+	WORD_BAD("dax-min=-1", false);
+	WORD_BAD("dax-min=1X", false);
+	WORD_BAD("dax-min=99999999999999999999G", false);
+	WORD_BAD("dax=inode", true);
+	WORD_BAD("dax-min=1M", true);
+	/* One line naming the option and the share. */
+	EXPECT_ERR("--fs t: 'dax-min=big'", "dax-min= must be a size", "--kernel", "k", "--fs",
+		   "t=/d,dax-min=big");
+	EXPECT_ERR("--fs t: 'dax=inod'", "dax= must be inode or a size", "--kernel", "k", "--fs",
+		   "t=/d,dax=inod");
+	EXPECT_ERR("--fs-hub pod", "cache= and xattr only", "--kernel", "k", "--fs-hub",
+		   "pod=/d,dax=inode");
+	ck_assert_int_eq(PARSE("--kernel", "k", "--fs", "t=/d,dax=inode,dax-min=2M"), 0);
+	ck_assert_int_eq(cfg.shares[0].opts.dax_mode, FS_DAX_INODE);
+	ck_assert_uint_eq(cfg.shares[0].opts.dax_min, 2 * MIB);
+	ck_assert_uint_eq(cfg.shares[0].opts.dax_size, FS_DAX_INODE_WINDOW);
+}
+END_TEST
+
 START_TEST(test_fs_cache_names_round_trip)
 {
 	static const enum fs_cache all[] = { FS_CACHE_NEVER, FS_CACHE_AUTO, FS_CACHE_ALWAYS,
@@ -586,6 +638,7 @@ static Suite *cli_shares_suite(void)
 	tcase_add_test(tc, test_fs_options_words_fs);
 	tcase_add_test(tc, test_fs_options_words_9p);
 	tcase_add_test(tc, test_fs_options_words_refused);
+	tcase_add_test(tc, test_fs_options_dax_inode);
 	tcase_add_test(tc, test_fs_cache_names_round_trip);
 	suite_add_tcase(s, tc);
 	return s;

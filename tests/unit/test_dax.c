@@ -61,6 +61,9 @@ START_TEST(t_map_shows_file_and_unmap_restores)
 	ck_assert_int_eq(dax_unmap(&w, 10 * DAX_PAGE, 2 * DAX_PAGE), 0);
 	ck_assert_uint_eq(w.host[10 * DAX_PAGE], 0);
 	ck_assert_uint_eq(w.host[12 * DAX_PAGE - 1], 0);
+	/* `run --stats` counts each done once. */
+	ck_assert_uint_eq(atomic_load(&w.maps), 1);
+	ck_assert_uint_eq(atomic_load(&w.unmaps), 1);
 }
 END_TEST
 
@@ -93,6 +96,7 @@ START_TEST(t_bad_ranges_refused)
 	/* A bad fd is the kernel's to refuse; the window stays as it was. */
 	ck_assert_int_eq(dax_map(&w, -1, 0, DAX_PAGE, 0, false), -EBADF);
 	ck_assert_uint_eq(w.host[0], 0);
+	ck_assert_uint_eq(atomic_load(&w.maps) + atomic_load(&w.unmaps), 0); /* refusals are not counted */
 }
 END_TEST
 
