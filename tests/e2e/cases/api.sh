@@ -36,8 +36,9 @@ case_host() {
 	want 400 PUT /fs-hub/hub '{"shared_dir": "'"$w/nope"'"}' || return 1
 	want 400 PUT /fs-hub/apishare '{"shared_dir": "'"$w/hub"'"}' || return 1
 	want 400 PUT /fs-hub/hub '{"shared_dir": "'"$w/hub"'", "readonly": true}' || return 1
-	want 409 PUT /fs-hub/hub/shares/A '{"path": "A"}' || return 1
+	want 404 PUT /fs-hub/hub/shares/A '{"path": "A"}' || return 1
 	want 204 PUT /fs-hub/hub '{"shared_dir": "'"$w/hub"'", "cache": "never"}' || return 1
+	want 409 PUT /fs-hub/hub/shares/A '{"path": "A"}' || return 1
 	want 204 PUT /actions '{"action_type": "InstanceStart"}' || return 1
 	# The guest mounts the share, prints the marker and waits.
 	i=0
