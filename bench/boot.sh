@@ -26,13 +26,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 [ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}"
 : "${O:=build}" "${ROUNDS:=5}" "${VCPUS:=1}" "${CMDLINE_EXTRA:=}"
-case $O in /*) ;; *) O=$TOP/$O ;; esac
-STAINLESS=${STAINLESS:-$O/stainless}
-export STAINLESS
-. "$TOP/tests/e2e/lib.sh"
-. bench/results.inc
-. bench/e2e-lock.inc
-bench_paths
+. bench/nested.inc
 
 qemu=$(command -v qemu-system-x86_64) || { echo "bench-boot: SKIP: qemu-system-x86_64 missing (make deps)"; exit 77; }
 meter=$O/bench/bootmeter

@@ -20,13 +20,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 [ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}" "${NFILES:=200}" "${BIG_MB:=8}" "${MEM_MB:=16}" "${GUESTS:=2}"
 : "${O:=build}" "${ROUNDS:=3}" "${NFILES:=5000}" "${BIG_MB:=128}" "${MEM_MB:=256}" "${GUESTS:=4}" "${MEMROUNDS:=1}"
-case $O in /*) ;; *) O=$TOP/$O ;; esac
-STAINLESS=${STAINLESS:-$O/stainless}
-export STAINLESS
-. "$TOP/tests/e2e/lib.sh"
-. bench/results.inc
-. bench/e2e-lock.inc
-bench_paths
+. bench/nested.inc
 
 die() { echo "bench-dax: $*" >&2; exit 1; }
 [ -x "$STAINLESS" ] || die "build first (make bench-dax does)"

@@ -15,13 +15,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 [ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}"
 : "${O:=build}" "${ROUNDS:=5}"
-case $O in /*) ;; *) O=$TOP/$O ;; esac
-STAINLESS=${STAINLESS:-$O/stainless}
-export STAINLESS
-. "$TOP/tests/e2e/lib.sh"
-. bench/results.inc
-. bench/e2e-lock.inc
-bench_paths
+. bench/nested.inc
 
 [ -x "$STAINLESS" ] || { echo "bench-exec: build first (make bench-exec does)"; exit 1; }
 qemu=$(command -v qemu-system-x86_64) || qemu=

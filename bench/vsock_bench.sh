@@ -13,13 +13,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 [ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}"
 : "${O:=build}" "${ROUNDS:=3}"
-case $O in /*) ;; *) O=$TOP/$O ;; esac
-STAINLESS=${STAINLESS:-$O/stainless}
-export STAINLESS
-. "$TOP/tests/e2e/lib.sh"
-. bench/results.inc
-. bench/e2e-lock.inc
-bench_paths
+. bench/nested.inc
 
 [ -x "$STAINLESS" ] || { echo "bench-vsock: build first (make bench-vsock does)"; exit 1; }
 peer=$(tests/e2e/build-vsock-peer) || exit 1
