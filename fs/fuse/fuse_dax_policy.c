@@ -7,6 +7,7 @@
 #include "fs/fuse/fuse_int.h"
 
 #include <fcntl.h>
+#include <time.h>
 
 /*
  * The per-inode DAX policy of a `dax=inode` share: which files the guest
@@ -21,11 +22,28 @@
  * the inode is known; the client drops a mapped inode whose flag went
  * away (fuse_dax_dontcache) and looks it up again as not DAX.
  */
+/*
+ * And a file modified in the last minute, by the guest or on the host, is
+ * being written too, whatever this server remembers: the written flag dies
+ * with the inode (a guest that drops its caches sends FORGET, and its next
+ * lookup finds a new inode), the host's mtime does not.
+ */
+#define FUSE_DAX_QUIET_SEC 60
+
+static bool modified_lately(const struct stat *st)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME_COARSE, &now); /* vDSO: no system call */
+	return st->st_mtim.tv_sec > now.tv_sec - FUSE_DAX_QUIET_SEC;
+}
+
 bool fuse_dax_wanted(const struct fuse_server *s, const struct fuse_inode *ino,
 		     const struct stat *st)
 {
 	return s->inode_dax && S_ISREG(st->st_mode) &&
-	       (uint64_t)st->st_size >= s->opts.dax_min && !atomic_load(&ino->written);
+	       (uint64_t)st->st_size >= s->opts.dax_min && !atomic_load(&ino->written) &&
+	       !modified_lately(st);
 }
 
 void fuse_dax_opened(struct fuse_inode *ino, int fl)

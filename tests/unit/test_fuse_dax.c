@@ -29,13 +29,19 @@ static int fake_remove(void *ctx, uint64_t mo, uint64_t len)
 
 static const struct fuse_dax_ops fake_window = { fake_setup, fake_remove };
 
-/* A host file of size bytes (sparse: only its size matters here). */
+/*
+ * A host file of size bytes (sparse: only its size matters here), last
+ * modified an hour ago: the policy leaves a file modified in the last
+ * minute unmarked.
+ */
 static void host_file(const char *name, uint64_t size)
 {
 	int fd = open(tf_path(name), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	struct timespec t[2] = { { .tv_sec = time(NULL) - 3600 }, { .tv_sec = time(NULL) - 3600 } };
 
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+	ck_assert_int_eq(futimens(fd, t), 0);
 	close(fd);
 }
 

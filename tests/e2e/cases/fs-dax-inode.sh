@@ -5,7 +5,8 @@
 # window (statx says DAX) and the 4 KiB one and the directory through FUSE
 # (not DAX); the large file read through a shared mmap and through read()
 # has the host's sum; a file the guest creates and writes is not DAX, even
-# once it is large and looked up afresh (read-mostly files only); and the
+# once it is large and looked up afresh after the guest dropped its
+# caches (read-mostly files only: not modified in the last minute); and the
 # VMM's --stats line shows the window mapped ranges (SETUPMAPPING reached
 # the device), so the DAX path was really taken.
 CASE_ARGS="--stats --fs daxi=$CASE_WORK/share,cache=always,dax=64M,dax=inode,dax-min=1M"
@@ -18,6 +19,8 @@ case_setup() {
 	dd if=/dev/urandom of="$s/small" bs=4k count=1 2>/dev/null || return 1
 	"$FSBATTERY" sum "$s/big" >"$s/big.sum" || return 1
 	"$FSBATTERY" sum "$s/small" >"$s/small.sum" || return 1
+	# Read-mostly: not modified in the last minute (fuse_dax_policy.c).
+	touch -d '-1 hour' "$s/big" "$s/small"
 }
 
 dax_of() {
